@@ -1,0 +1,363 @@
+"""Number formats with an exact, bijective P-bit code.
+
+A :class:`Precision` is a finite set of real numbers (plus ±inf and NaN where the
+format has them) together with a code of exactly ``bits`` bits per number:
+
+* IEEE formats ``float16``, ``bfloat16``, ``float32``, ``float64``: round to nearest,
+  ties to even, overflow to ±inf, gradual underflow through the subnormals.
+* ``fixed:P:F``: P-bit two's-complement integers k in [-2^(P-1), 2^(P-1) - 1] standing for
+  k / 2^F; round half to even, saturating at both ends (saturations are counted).
+
+Values are carried as float64 arrays on the format's grid (every grid point of every format
+here is a float64, which is why fixed formats take ``P <= 53``).  Narrower formats are emulated:
+compute in float32/float64 and round onto the grid, as the Array API standard has no float16 or
+bfloat16 dtype.  ``round`` works on any Array API namespace (NumPy, CuPy, array-api-strict);
+``encode``/``decode`` work on the host.
+
+The code contract: ``decode(encode(x)) == round(x)`` bit for bit.  Every one of the 2^P codes
+decodes to a value; distinct non-NaN codes decode to distinct values (so +0 and -0 differ), and
+all NaN codes decode to the one canonical NaN, which ``round`` also returns for every NaN input.
+
+Examples
+--------
+>>> p = parse_precision("fixed:4:2")
+>>> p.round(np.array([0.3, 1.125, 5.0])).tolist()   # grid step 1/4, max 7/4
+[0.25, 1.0, 1.75]
+>>> str(p.encode(np.array([-0.25])))                 # -1 in 4-bit two's complement
+'1111'
+>>> parse_precision("24").name
+'fixed:24:12'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .backend import is_array, namespace_of, to_numpy
+from .bits import Bits, bit_array_to_uints, uints_to_bit_array
+from .errors import BitsError, PrecisionError
+
+__all__ = ["Precision", "IEEEFloat", "FixedPoint", "parse_precision", "FLOAT16", "BFLOAT16",
+           "FLOAT32", "FLOAT64", "MAX_FIXED_BITS"]
+
+MAX_FIXED_BITS = 53  # every P-bit fixed-point grid point must be a float64
+
+
+@dataclass
+class SaturationCounter:
+    """Mutable tally of values that hit the ends of a format (fixed: clipped; IEEE: overflowed)."""
+
+    count: int = 0
+
+    def add(self, n: int) -> None:
+        self.count += int(n)
+
+    def reset(self) -> int:
+        n, self.count = self.count, 0
+        return n
+
+
+def _as_float64(x):
+    if is_array(x):
+        xp = namespace_of(x)
+        return xp, (x if x.dtype == xp.float64 else xp.astype(x, xp.float64))
+    xp = namespace_of()
+    return xp, np.asarray(x, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Base class of number formats: ``name``, ``bits`` per number, round / encode / decode."""
+
+    name: str
+    bits: int
+    saturations: SaturationCounter = field(default_factory=SaturationCounter, compare=False,
+                                           repr=False, hash=False)
+
+    # subclasses implement these three
+    def round(self, x):  # pragma: no cover - abstract
+        """Round onto the format's grid (float64 array of the input's namespace)."""
+        raise NotImplementedError
+
+    def to_codes(self, x) -> np.ndarray:  # pragma: no cover - abstract
+        """The unsigned P-bit codes (uint64, host) of ``round(x)``."""
+        raise NotImplementedError
+
+    def from_codes(self, codes) -> np.ndarray:  # pragma: no cover - abstract
+        """Values (float64, host) of unsigned P-bit codes."""
+        raise NotImplementedError
+
+    # shared
+    def encode(self, x) -> Bits:
+        """Encode ``round(x)`` (flattened in C order) as exactly ``bits * x.size`` bits."""
+        codes = self.to_codes(x).reshape(-1)
+        return Bits(uints_to_bit_array(codes, self.bits).reshape(-1))
+
+    def decode(self, bits: Bits, shape=None) -> np.ndarray:
+        """Decode a bit string made by :meth:`encode` (optionally reshaped to ``shape``)."""
+        if len(bits) % self.bits:
+            raise BitsError(f"{len(bits)} bits is not a whole number of {self.bits}-bit numbers")
+        values = self.from_codes(bit_array_to_uints(bits.array, self.bits)) if len(bits) else \
+            np.zeros(0)
+        return values.reshape(shape) if shape is not None else values
+
+    def encode_rows(self, x) -> np.ndarray:
+        """Vectorised encoding of a batch: ``(B, k)`` numbers to a ``(B, k * bits)`` uint8 bit array."""
+        arr = to_numpy(x)
+        codes = self.to_codes(arr.reshape(arr.shape[0], -1))  # (B, k)
+        return uints_to_bit_array(codes, self.bits).reshape(arr.shape[0], -1)  # (B, k*bits)
+
+    def decode_rows(self, bit_rows) -> np.ndarray:
+        """Inverse of :meth:`encode_rows`: ``(B, k * bits)`` bits to ``(B, k)`` float64 values."""
+        return self.from_codes(bit_array_to_uints(np.asarray(bit_rows), self.bits))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class IEEEFloat(Precision):
+    """An IEEE 754 binary format with ``exponent_bits`` and ``mantissa_bits`` (sign bit implied).
+
+    Examples
+    --------
+    >>> FLOAT16.round(np.array([1.0 + 2.0**-11, 70000.0, 1e-8])).tolist()  # tie to even, overflow, underflow to 0
+    [1.0, inf, 0.0]
+    >>> BFLOAT16.to_codes(np.array([1.0])).tolist()
+    [16256]
+    """
+
+    exponent_bits: int = 0
+    mantissa_bits: int = 0
+
+    @property
+    def bias(self) -> int:
+        return 2 ** (self.exponent_bits - 1) - 1
+
+    @property
+    def max_value(self) -> float:
+        """Largest finite value."""
+        return (2.0 - 2.0 ** -self.mantissa_bits) * 2.0 ** self.bias
+
+    @property
+    def min_value(self) -> float:
+        """Most negative finite value."""
+        return -self.max_value
+
+    @property
+    def resolution(self) -> float:
+        """Smallest positive (subnormal) value."""
+        return 2.0 ** (1 - self.bias - self.mantissa_bits)
+
+    def round(self, x):
+        xp, x = _as_float64(x)
+        if self.bits == 64:
+            out = x
+        elif self.bits == 32:
+            out = xp.astype(xp.astype(x, xp.float32), xp.float64)  # IEEE cast: nearest, ties to even
+        else:
+            out = self._round_generic(xp, x)
+        finite_in = xp.isfinite(x)
+        overflow = xp.logical_and(finite_in, xp.isinf(out))
+        self.saturations.add(int(xp.sum(xp.astype(overflow, xp.int64))))
+        return xp.where(xp.isnan(out), xp.asarray(math.nan, dtype=xp.float64), out)
+
+    def _round_generic(self, xp, x):
+        # |x| = 2^e * (1.f); quantum 2^(e - mantissa_bits), with e clamped at emin for subnormals.
+        emin = 1 - self.bias
+        a = xp.abs(x)
+        positive = xp.logical_and(a > 0, xp.isfinite(a))
+        safe = xp.where(positive, a, xp.ones_like(a))
+        e = xp.floor(xp.log2(safe))
+        e = xp.where(2.0 ** e > safe, e - 1, e)          # log2 may be off by one next to powers of 2
+        e = xp.where(2.0 ** (e + 1) <= safe, e + 1, e)
+        e = xp.clip(e, float(emin), None)
+        quantum = 2.0 ** (e - self.mantissa_bits)
+        rounded = xp.round(safe / quantum) * quantum     # exact power-of-two scaling; ties to even
+        rounded = xp.where(rounded > self.max_value, xp.asarray(math.inf, dtype=xp.float64), rounded)
+        rounded = xp.where(positive, rounded, a)         # 0, inf, nan pass through
+        return xp.where(xp.isnan(x), x, xp.copysign(rounded, x))
+
+    def to_codes(self, x) -> np.ndarray:
+        v = to_numpy(self.round(x))
+        if self.bits == 64:
+            return v.view(np.uint64).astype(np.uint64)
+        if self.bits == 32:
+            return v.astype(np.float32).view(np.uint32).astype(np.uint64)
+        if self.bits == 16 and self.exponent_bits == 5:
+            return v.astype(np.float16).view(np.uint16).astype(np.uint64)
+        if self.bits == 16 and self.exponent_bits == 8:  # bfloat16 = top half of a float32
+            return (v.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint64)
+        raise PrecisionError(f"no code for IEEE format {self.name}")  # pragma: no cover
+
+    def from_codes(self, codes) -> np.ndarray:
+        c = np.asarray(codes, dtype=np.uint64)
+        if self.bits == 64:
+            v = c.view(np.float64).copy()
+        elif self.bits == 32:
+            v = c.astype(np.uint32).view(np.float32).astype(np.float64)
+        elif self.exponent_bits == 5:
+            v = c.astype(np.uint16).view(np.float16).astype(np.float64)
+        else:
+            v = (c.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        v[np.isnan(v)] = math.nan  # one canonical NaN
+        return v
+
+
+@dataclass(frozen=True)
+class FixedPoint(Precision):
+    """``fixed:P:F``: P-bit two's complement integers k standing for k / 2^F.
+
+    Examples
+    --------
+    >>> p = FixedPoint.make(8, 3)
+    >>> p.max_value, p.min_value, p.resolution
+    (15.875, -16.0, 0.125)
+    >>> p.round(np.array([100.0, 0.0625, 0.1875])).tolist()   # saturate; ties to even
+    [15.875, 0.0, 0.25]
+    >>> p.saturations.count
+    1
+    """
+
+    fraction_bits: int = 0
+
+    @classmethod
+    def make(cls, total_bits: int, fraction_bits: int) -> "FixedPoint":
+        """Validated constructor (2 <= P <= 53, |F| <= 1000)."""
+        total_bits, fraction_bits = int(total_bits), int(fraction_bits)
+        if not 2 <= total_bits <= MAX_FIXED_BITS:
+            raise PrecisionError(f"fixed-point bits must be in [2, {MAX_FIXED_BITS}], got {total_bits}")
+        if abs(fraction_bits) > 1000:
+            raise PrecisionError(f"fraction bits must be in [-1000, 1000], got {fraction_bits}")
+        return cls(name=f"fixed:{total_bits}:{fraction_bits}", bits=total_bits,
+                   fraction_bits=fraction_bits)
+
+    @classmethod
+    def covering(cls, total_bits: int, max_abs: float) -> "FixedPoint":
+        """The finest P-bit grid whose range holds ``[-max_abs, max_abs]``.
+
+        Examples
+        --------
+        >>> FixedPoint.covering(16, 3.0).name     # 2 integer bits + sign, 13 fraction bits
+        'fixed:16:13'
+        """
+        if not max_abs > 0 or not math.isfinite(max_abs):
+            raise PrecisionError(f"max_abs must be positive and finite, got {max_abs}")
+        integer_bits = max(0, math.floor(math.log2(max_abs)) + 1)
+        frac = int(total_bits) - 1 - integer_bits
+        p = cls.make(total_bits, frac)
+        while p.max_value < max_abs:  # guard against log2 rounding
+            frac -= 1
+            p = cls.make(total_bits, frac)
+        return p
+
+    @property
+    def scale(self) -> float:
+        return 2.0 ** self.fraction_bits
+
+    @property
+    def max_int(self) -> int:
+        return 2 ** (self.bits - 1) - 1
+
+    @property
+    def min_int(self) -> int:
+        return -(2 ** (self.bits - 1))
+
+    @property
+    def max_value(self) -> float:
+        return self.max_int / self.scale
+
+    @property
+    def min_value(self) -> float:
+        return self.min_int / self.scale
+
+    @property
+    def resolution(self) -> float:
+        return 1.0 / self.scale
+
+    def to_int(self, x):
+        """The integers k (as float64 holding exact integers, input's namespace) with round(x) = k / 2^F."""
+        xp, x = _as_float64(x)
+        nan = xp.isnan(x)
+        scaled = xp.where(nan, xp.zeros_like(x), x) * self.scale
+        k = xp.round(scaled)
+        out_of_range = xp.logical_or(k > self.max_int, k < self.min_int)
+        self.saturations.add(int(xp.sum(xp.astype(xp.logical_or(out_of_range, nan), xp.int64))))
+        return xp.clip(k, float(self.min_int), float(self.max_int)) + 0.0  # fixed point has no -0
+
+    def round(self, x):
+        return self.to_int(x) / self.scale
+
+    def to_codes(self, x) -> np.ndarray:
+        k = to_numpy(self.to_int(x)).astype(np.int64)
+        return np.where(k < 0, k + (1 << self.bits), k).astype(np.uint64)
+
+    def from_codes(self, codes) -> np.ndarray:
+        c = np.asarray(codes, dtype=np.uint64).astype(np.int64)
+        if (c >> self.bits).any():
+            raise BitsError(f"code wider than {self.bits} bits")
+        k = np.where(c >= (1 << (self.bits - 1)), c - (1 << self.bits), c)
+        return k.astype(np.float64) / self.scale
+
+
+FLOAT16 = IEEEFloat(name="float16", bits=16, exponent_bits=5, mantissa_bits=10)
+BFLOAT16 = IEEEFloat(name="bfloat16", bits=16, exponent_bits=8, mantissa_bits=7)
+FLOAT32 = IEEEFloat(name="float32", bits=32, exponent_bits=8, mantissa_bits=23)
+FLOAT64 = IEEEFloat(name="float64", bits=64, exponent_bits=11, mantissa_bits=52)
+
+_IEEE_FACTORIES = {
+    "float16": lambda: IEEEFloat(name="float16", bits=16, exponent_bits=5, mantissa_bits=10),
+    "bfloat16": lambda: IEEEFloat(name="bfloat16", bits=16, exponent_bits=8, mantissa_bits=7),
+    "float32": lambda: IEEEFloat(name="float32", bits=32, exponent_bits=8, mantissa_bits=23),
+    "float64": lambda: IEEEFloat(name="float64", bits=64, exponent_bits=11, mantissa_bits=52),
+}
+_ALIASES = {"fp16": "float16", "half": "float16", "f16": "float16", "bf16": "bfloat16",
+            "fp32": "float32", "single": "float32", "f32": "float32", "fp64": "float64",
+            "double": "float64", "f64": "float64"}
+_FIXED = re.compile(r"^fixed:(-?\d+):(-?\d+)$")
+
+
+def parse_precision(spec) -> Precision:
+    """Parse what a user types: ``float32``, ``bf16``, ``fixed:12:6``, or a bare integer P.
+
+    A bare P means the IEEE format for 16, 32 and 64 and ``fixed:P:P//2`` otherwise.  Each call
+    returns a fresh object, so saturation counts are not shared between models.
+
+    Raises
+    ------
+    PrecisionError
+        On anything else, with the accepted forms in the message.
+
+    Examples
+    --------
+    >>> [parse_precision(s).name for s in ("fp16", "32", 10, "fixed:8:0")]
+    ['float16', 'float32', 'fixed:10:5', 'fixed:8:0']
+    """
+    if isinstance(spec, Precision):
+        return spec
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        text = str(int(spec))
+    elif isinstance(spec, str):
+        text = spec.strip().lower()
+    else:
+        raise PrecisionError(f"precision must be a string or an integer, got {type(spec).__name__}")
+    text = _ALIASES.get(text, text)
+    if text in _IEEE_FACTORIES:
+        return _IEEE_FACTORIES[text]()
+    match = _FIXED.match(text)
+    if match:
+        return FixedPoint.make(int(match.group(1)), int(match.group(2)))
+    if re.fullmatch(r"-?\d+", text):
+        p = int(text)
+        if p in (16, 32, 64):
+            return _IEEE_FACTORIES[f"float{p}"]()
+        if not 2 <= p <= MAX_FIXED_BITS:
+            raise PrecisionError(f"precision {p} bits is out of range: use 2..{MAX_FIXED_BITS} "
+                                 "(fixed point) or 16/32/64 (IEEE)")
+        return FixedPoint.make(p, p // 2)
+    raise PrecisionError(f"unknown precision {spec!r}: use float16, bfloat16, float32, float64, "
+                         "fixed:P:F or a bit count P")
