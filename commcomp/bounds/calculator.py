@@ -1,0 +1,327 @@
+"""The bound calculator: catalogue x lengths x architectures -> :class:`BoundRow` values.
+
+For each length N, task and architecture, every catalogue entry that covers them is evaluated at the given
+precision p and heads H.  Recurrent lower bounds on state bits become a minimum width per architecture through
+its state count; Transformer bounds on ``m H`` or ``H (m + 1)`` become a minimum ``m`` given H; constructions
+report their width.  With ``width=`` each row also gets the crossover length: the smallest N at which that
+width is provably too small (lower bounds) or no longer fits the construction (upper bounds).
+
+Examples
+--------
+>>> rows = compute_bounds([400, 8192], 32, task="index-lookup", arch="lstm", include_randomized=False)
+>>> [(r.n, r.theorem, r.min_width) for r in rows]
+[(400, 'BHBK-IL-RNN', 7), (8192, 'BHBK-IL-RNN', 128)]
+>>> compute_bounds(400, "float32", task="dyck", arch="transformer", layers=1)[0].summary
+'m >= 4 (H*m >= 3.272)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sympy as sp
+
+from commcomp.architectures import ARCHITECTURES, get_architecture, state_numbers_formula
+from commcomp.bounds.catalogue import (
+    BOUNDS, PARAMETERS, applies_to, bound_layers, conditions_hold, substitutions, to_number, value_of,
+)
+from commcomp.bounds.records import QUANTITIES, TASKS, Bound, N, eps, latex, p, resolve_task, text
+from commcomp.bounds.widths import capacity, crossover_length, min_width_for_bits, min_width_for_quantity
+from commcomp.errors import InvalidParameterError, UnknownNameError
+
+__all__ = ["BoundRow", "FIELDS", "compute_bounds", "precision_bits"]
+
+
+@dataclass(frozen=True)
+class BoundRow:
+    """One evaluated bound: the DESIGN §4 ``bounds`` JSON fields first, then extras.
+
+    ``value`` is the right-hand side of ``formula`` at this N (None when the constant is unknown);
+    ``min_width`` the width it implies for ``arch`` (for constructions: the width they use);
+    ``crossover_n`` the smallest N at which ``width`` (if given) is too small; ``paper_form`` the paper's
+    own statement where it differs from ``formula`` (e.g. "width O(log N) (asymptotic, constant unknown)"
+    beside commcomp's explicit constant).
+    """
+
+    task: str
+    problem: str | None
+    arch: str
+    kind: str
+    quantity: str
+    value: int | float | None
+    formula: str
+    theorem: str
+    assumptions: str
+    n: int
+    precision: int
+    heads: int
+    layers: int | None = None
+    min_width: int | None = None
+    state_bits: int | float | None = None
+    width: int | None = None
+    crossover_n: int | None = None
+    randomized: bool = False
+    eps: float | None = None
+    tag: str = ""
+    label: str = ""
+    paper: str = ""
+    split: str | None = None
+    arch_class: str = ""
+    arch_params: str = ""
+    summary: str = ""
+    citation: str = ""
+    paper_form: str = ""
+    formula_latex: str = ""
+
+
+#: Field names in order (the export column order).
+FIELDS = tuple(BoundRow.__dataclass_fields__)
+
+_FALLBACK_FORMATS = {"float16": 16, "half": 16, "bfloat16": 16, "float32": 32, "single": 32,
+                     "float64": 64, "double": 64}
+
+
+def precision_bits(precision: object) -> int:
+    """Bits per number from an int, a Precision-like object (``.bits``) or a string (``"float32"``).
+
+    Strings go through :func:`commcomp.precision.parse_precision` when that module exists.
+
+    Examples
+    --------
+    >>> precision_bits(32), precision_bits("bfloat16"), precision_bits("fixed:12:6")
+    (32, 16, 12)
+    """
+    if isinstance(precision, bool):
+        raise InvalidParameterError(f"precision must be a number of bits or a format name, got {precision!r}")
+    bits = getattr(precision, "bits", None)
+    if isinstance(precision, str):
+        text = precision.strip().lower()
+        if text.isdigit():
+            bits = int(text)
+        else:
+            try:
+                from commcomp.precision import parse_precision
+            except ImportError:
+                parse_precision = None
+            if parse_precision is not None:
+                bits = parse_precision(precision).bits
+            elif text in _FALLBACK_FORMATS:
+                bits = _FALLBACK_FORMATS[text]
+            elif text.startswith("fixed:") and text.split(":")[1].isdigit():
+                bits = int(text.split(":")[1])
+            else:
+                raise InvalidParameterError(f"cannot read precision {precision!r}")
+    elif hasattr(precision, "__index__"):
+        bits = int(precision)  # type: ignore[arg-type]
+    if not isinstance(bits, int) or bits < 1:
+        raise InvalidParameterError(f"precision must be >= 1 bit, got {precision!r}")
+    return bits
+
+
+def _positive_ints(values: object, name: str, minimum: int) -> list[int]:
+    items = [values] if isinstance(values, (int, str)) or not isinstance(values, Iterable) else list(values)
+    out = []
+    for v in items:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise InvalidParameterError(f"{name} must be an integer, got {v!r}")
+        if int(v) < minimum:
+            raise InvalidParameterError(f"{name} must be >= {minimum}, got {int(v)}")
+        out.append(int(v))
+    if not out:
+        raise InvalidParameterError(f"give at least one {name}")
+    return out
+
+
+def _single_int(value: object, name: str) -> int:
+    if isinstance(value, (str, Iterable)):
+        raise InvalidParameterError(f"{name} must be one integer, got {value!r}")
+    return _positive_ints(value, name, 1)[0]
+
+
+def _names(values: object, resolve, everything: Iterable[str]) -> list[str]:
+    if values is None:
+        return list(everything)
+    items = [values] if isinstance(values, str) else list(values)
+    return list(dict.fromkeys(resolve(v) for v in items))
+
+
+def _split_hyper(hyper: dict) -> dict[str, dict[str, int]]:
+    known = {h for spec in ARCHITECTURES.values() for h in spec.hyper_names} - {"layers", "heads"}
+    unknown = sorted(set(hyper) - known - set(PARAMETERS))
+    if unknown:
+        raise InvalidParameterError(f"unknown parameter {', '.join(unknown)}; architecture parameters: "
+                                    f"{', '.join(sorted(known))}; bound parameters: {', '.join(PARAMETERS)}")
+    return {name: {k: v for k, v in hyper.items() if k in spec.hyper_names and v is not None}
+            for name, spec in ARCHITECTURES.items()}
+
+
+class _Evaluator:
+    """Caches exact values per (bound, N) and crossovers per (bound, capacity) within one call."""
+
+    def __init__(self, bits: int, heads: int, params: dict) -> None:
+        self.bits, self.heads, self.params = bits, heads, params
+        self._subs: dict[int, dict] = {}
+        self._values: dict[tuple[str, int], sp.Expr | None] = {}
+        self._cross: dict[tuple[str, int], int | None] = {}
+
+    def subs(self, length: int) -> dict:
+        if length not in self._subs:
+            self._subs[length] = substitutions(length, self.bits, self.heads, **self.params)
+        return self._subs[length]
+
+    def value(self, bound: Bound, length: int) -> sp.Expr | None:
+        key = (bound.id, length)
+        if key not in self._values:
+            self._values[key] = value_of(bound, self.subs(length))
+        return self._values[key]
+
+    def crossover(self, bound: Bound, cap: int | None) -> int | None:
+        if cap is None or bound.formula is None or bound.asymptotic:
+            return None
+        key = (bound.id, cap)
+        if key not in self._cross:
+            fixed = {s: v for s, v in self.subs(2).items() if s != N}
+            local = dict(fixed)
+            for symbol, definition in bound.definitions:
+                if symbol not in fixed:
+                    local[symbol] = sp.sympify(definition).subs(local).doit()
+            expr = bound.formula.subs(local).doit()
+            start = next((v for v in range(2, 258) if conditions_hold(bound, self.subs(v))), 2)
+            self._cross[key] = crossover_length(lambda v: self.value(bound, v), expr, N, cap, start)
+        return self._cross[key]
+
+
+def _lhs(bound: Bound, arch: str, hyper: dict) -> tuple[str, str]:
+    if bound.quantity == "state_bits":
+        expr = state_numbers_formula(arch, **hyper) * p
+        return text(expr), latex(expr)
+    lhs = QUANTITIES[bound.quantity]
+    symbols = {"H": sp.Symbol("H"), "m": sp.Symbol("m"), "p": p, "beta": sp.Symbol("beta"),
+               "k_JL": sp.Symbol("k_JL"), "bits": sp.Symbol("bits")}
+    return lhs, (latex(sp.sympify(lhs, locals=symbols)) if lhs else "")
+
+
+def _summary(bound: Bound, value, min_width: int | None, lhs: str) -> str:
+    if bound.formula is None:
+        return bound.paper_form or bound.assumptions
+    if value is None:
+        return f"{bound.paper_form or bound.relation_text(lhs)} (asymptotic, constant unknown)"
+    shown = value if isinstance(value, int) else f"{value:.4g}"
+    if min_width is None:
+        return f"{lhs} = {shown}"
+    if bound.kind == "upper":
+        return f"m = {min_width} suffices ({lhs} >= {shown})"
+    return f"m >= {min_width} ({lhs} >= {shown})"
+
+
+def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int = 1,
+                   task: str | Iterable[str] | None = None, arch: str | Iterable[str] | None = None, *,
+                   layers: int | None = None, width: int | None = None, kind: str | None = None,
+                   include_randomized: bool = True, include_variants: bool = False,
+                   **hyper: object) -> list[BoundRow]:
+    """Evaluate the catalogue for lengths, precision, heads, tasks and architectures.
+
+    Parameters
+    ----------
+    n_values : int or iterable of int
+        Lengths N (each >= 2).
+    precision : int or str
+        Bits per number, or a format name (``"float32"``, ``"fixed:16:8"``).
+    heads : int
+        Attention heads H (also the heads of RetNet / linear attention, which split their width).
+    task, arch : str or iterable of str, optional
+        Registry names or aliases; all when None.
+    layers : int, optional
+        Depth.  Recurrent architectures: layers whose states add up (default 1).  Transformer: 1 keeps
+        the 1-layer lower bounds, >= 2 the 2-layer constructions; None shows every depth in the catalogue.
+    width : int, optional
+        A width to test: rows get ``crossover_n``.
+    kind : {"lower", "upper"}, optional
+    include_randomized, include_variants : bool
+        Keep the randomized forms (at ``eps``, default 1/3); keep entries about other input formats or
+        augmented models (index first, RAG, general alphabet).
+    **hyper
+        Architecture hyper-parameters (``d_state``, ``d_conv``, ``expand``, ``complex_state``,
+        ``value_factor``) and bound parameters (:data:`~commcomp.bounds.catalogue.PARAMETERS`: ``eps``,
+        ``gamma``, ``delta``, ``attn_eps``, ``q``, ``dprime``, ``alphabet``, ``k``, ``dyck_types``,
+        ``dyck_depth``, ``cc_bits``, ``n``).
+
+    Returns
+    -------
+    list of BoundRow
+        Ordered by N, task, architecture, depth, lower before upper.
+
+    Raises
+    ------
+    InvalidParameterError
+        N < 2, p < 1, heads < 1, width < 1, or an unknown parameter.
+    UnknownNameError
+        Unknown task or architecture.
+    """
+    lengths = _positive_ints(n_values, "N", 2)
+    bits = precision_bits(precision)
+    heads = _single_int(heads, "heads")
+    width = None if width is None else _single_int(width, "width")
+    layers = None if layers is None else _single_int(layers, "layers")
+    if kind not in (None, "lower", "upper"):
+        raise UnknownNameError(f"unknown kind {kind!r}; known: lower, upper")
+    tasks = _names(task, resolve_task, TASKS)
+    archs = _names(arch, lambda a: get_architecture(a).name, ARCHITECTURES)
+    params = {k: v for k, v in hyper.items() if k in PARAMETERS}
+    per_arch = _split_hyper({k: v for k, v in hyper.items() if k not in PARAMETERS})
+    evaluator = _Evaluator(bits, heads, params)
+    for length in lengths:
+        evaluator.subs(length)  # validates parameters before any work
+    rows: list[tuple[tuple, BoundRow]] = []
+    for arch_index, arch_name in enumerate(archs):
+        spec = ARCHITECTURES[arch_name]
+        arch_hyper = dict(per_arch[arch_name])
+        if "heads" in spec.hyper_names:
+            arch_hyper["heads"] = heads
+        if "layers" in spec.hyper_names and spec.arch_class != "transformer":
+            arch_hyper["layers"] = layers or 1
+        resolved = spec.resolve_hyper(**arch_hyper)
+        is_transformer = spec.arch_class == "transformer"
+        shown_params = ", ".join(f"{k}={v}" for k, v in resolved.items() if not (is_transformer and k == "layers"))
+        for bound in BOUNDS:
+            if (bound.task not in tasks or bound.kind == "separation" or (kind and bound.kind != kind)
+                    or (bound.randomized and not include_randomized)
+                    or (bound.variant and not include_variants) or not applies_to(bound, arch_name, layers)):
+                continue
+            if is_transformer:  # the row's depth: the one asked for, else the one the bound is stated for
+                depth = layers if layers is not None else bound_layers(bound)
+            else:
+                depth = resolved.get("layers")
+            lhs, lhs_latex = _lhs(bound, arch_name, resolved)
+            for n_index, length in enumerate(lengths):
+                subs = evaluator.subs(length)
+                if not conditions_hold(bound, subs):
+                    continue
+                exact = evaluator.value(bound, length)
+                if bound.quantity == "state_bits":
+                    min_w = None if exact is None else min_width_for_bits(arch_name, exact, bits, **resolved)
+                else:
+                    min_w = min_width_for_quantity(bound.quantity, exact, heads)
+                cap = None
+                if width is not None and (min_w is not None or bound.quantity == "state_bits"):
+                    cap = capacity(bound.quantity, width, bits, heads, arch_name, resolved)
+                value = to_number(exact)
+                row = BoundRow(
+                    task=bound.task, problem=bound.problem, arch=arch_name, kind=bound.kind,
+                    quantity=bound.quantity, value=value, formula=bound.relation_text(lhs),
+                    theorem=bound.id, assumptions=bound.assumptions, n=length, precision=bits, heads=heads,
+                    layers=depth, min_width=min_w,
+                    state_bits=value if bound.quantity == "state_bits" else None, width=width,
+                    crossover_n=evaluator.crossover(bound, cap), randomized=bound.randomized,
+                    eps=float(subs[eps]) if bound.randomized else None, tag=bound.tag, label=bound.label,
+                    paper=bound.paper, split=bound.split, arch_class=spec.arch_class,
+                    arch_params=shown_params, summary=_summary(bound, value, min_w, lhs),
+                    citation=bound.citation, paper_form=bound.paper_form,
+                    formula_latex=bound.relation_latex(lhs_latex),
+                )
+                key = (n_index, TASKS.index(bound.task), arch_index, depth or 0,
+                       bound.kind != "lower", bound.randomized)
+                rows.append((key, row))
+    rows.sort(key=lambda item: item[0])  # stable: catalogue order within a key
+    return [row for _, row in rows]
