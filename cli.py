@@ -79,7 +79,7 @@ def render_rich(renderables) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=int(os.environ.get("COLUMNS", "120")),
+    console = Console(file=buffer, width=int(os.environ.get("COLUMNS", "160")),
                       force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
     for r in renderables if isinstance(renderables, (list, tuple)) else [renderables]:
         console.print(r)
@@ -146,6 +146,13 @@ def _list_rows(what: str):
                  "one_way_bits": str(p.fact("deterministic_one_way").expression),
                  "deterministic_bits": str(p.fact("deterministic").expression)} for p in list_problems()]
         return rows, ["name", "aliases", "description", "one_way_bits", "deterministic_bits"]
+    if what == "theorems":
+        from commcomp.bounds import BOUNDS
+
+        rows = [{"id": b.id, "paper": b.paper, "task": b.task or "-", "arch_class": b.arch_class, "kind": b.kind,
+                 "quantity": b.quantity, "formula": str(b.formula) if b.formula is not None else "-",
+                 "tag": "".join(b.tags), "label": b.label} for b in BOUNDS]
+        return rows, ["id", "paper", "task", "arch_class", "kind", "quantity", "formula", "tag"]
     raise CLIError(f"list: nothing registered under {what!r} yet")
 
 
@@ -166,7 +173,268 @@ def add_list(sub):
 # --------------------------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------------------------
-SUBCOMMANDS = [add_list]
+# --------------------------------------------------------------------------------------------
+# sweep (reductions.sweep): grids of runs into a resumable SQLite database
+# --------------------------------------------------------------------------------------------
+def _sweep_workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _sweep_spec(args):
+    from reductions.sweep.spec import SweepSpec, load_spec, parse_axis_text, parse_param_text
+
+    if not args.file and not args.op:
+        raise CLIError("commcomp sweep run: give a sweep FILE or --op OP (with --axis NAME=V1,V2,...)")
+    spec = load_spec(args.file) if args.file else SweepSpec(operation="")
+    return spec.with_overrides(operation=args.op, axes=[parse_axis_text(a) for a in args.axis],
+                               params=[parse_param_text(p) for p in args.param], seed=args.seed,
+                               repeats=args.repeats, name=args.name)
+
+
+def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None, caption=None):
+    from reductions.sweep.operations import OPERATIONS
+    from reductions.sweep.report import cell_text, compact_columns, flatten
+
+    all_columns, records = flatten(rows, order=list(axes))
+    op = OPERATIONS.get(operation or (rows[0].operation if rows else ""))
+    shown = columns or (compact_columns(all_columns, records, op.headline if op else (), axes) if records else
+                        ["status"])
+    body = records if limit is None else records[:limit]
+    if limit is not None and len(records) > limit:
+        caption = f"{caption + '; ' if caption else ''}first {limit} of {len(records)} rows (sweep show DB for all)"
+    return rich_table(title, shown, [[cell_text(r.get(c), 60) for c in shown] for r in body], caption=caption)
+
+
+def cmd_sweep_run(args):
+    from reductions.sweep.grid import expand_grid
+    from reductions.sweep.runner import run_sweep
+    from reductions.sweep.store import ResultStore
+
+    spec = _sweep_spec(args)
+    db = args.db or spec.default_db_path()
+    axes_values = {**spec.axes, **({"repeat": list(range(spec.repeats))} if spec.repeats > 1 else {})}
+    axes = list(axes_values)
+    if args.dry_run:
+        points = [{"index": p.index, "seed": p.seed, **p.params} for p in expand_grid(spec)]
+        emit(args, {"sweep": spec.name, "operation": spec.operation, "db": db, "points": points},
+             lambda: rich_table(f"sweep {spec.name}: {spec.operation}, {len(points)} points (dry run)",
+                                ["index", "seed"] + axes, [[p[c] for c in ["index", "seed"] + axes] for p in points],
+                                caption=f"database: {db}"))
+        return
+    with progress(0, f"sweep {spec.name}") as bar:
+        task = bar.add_task(f"sweep {spec.name}", total=None)
+
+        def on_start(todo, skipped):
+            bar.update(task, total=todo, description=f"sweep {spec.name} ({skipped} already done)")
+
+        def on_result(point, record, counts):
+            bar.update(task, completed=counts["done"],
+                       description=f"sweep {spec.name}: {counts['failed']} failed")
+
+        summary = run_sweep(spec, db, workers=args.workers, scheduler=args.scheduler, force=args.force,
+                            retry_errors=args.retry_errors, on_start=on_start, on_result=on_result)
+    keys = {(p.key, p.seed) for p in expand_grid(spec)}
+    with ResultStore(db, readonly=True) as store:
+        rows = store.rows(sweep=spec.name, points=keys)
+    from reductions.sweep.report import flatten, sort_rows
+
+    rows = sort_rows(rows, axes_values)
+    if args.plot:
+        from reductions.sweep.plot import plot_sweep
+
+        plot_sweep(rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
+    overhead = summary.overhead
+    ran = (f"ran {summary.ran} ({summary.failed} failed), skipped {summary.skipped} already done; {summary.engine} "
+           f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
+           + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
+        f"all {summary.points} points already done (--force recomputes them)"
+    totals = f"{summary.points} points: {ran}; database {db}" + (f"; plot {args.plot}" if args.plot else "")
+    columns, records = flatten(rows, order=axes)
+    emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
+         lambda: [_sweep_table(f"sweep {spec.name}: {spec.operation}", rows, spec.operation, axes,
+                               limit=args.limit), totals])
+
+
+def cmd_sweep_show(args):
+    from reductions.sweep.report import flatten, sort_rows, to_csv, to_json, to_markdown
+    from reductions.sweep.store import ResultStore
+
+    with ResultStore(args.db, readonly=True) as store:
+        sweeps = store.sweeps()
+        if args.sweep and args.sweep not in {s["name"] for s in sweeps}:
+            raise CLIError(f"commcomp sweep show: no sweep {args.sweep!r} in {args.db}; "
+                           f"it holds: {', '.join(s['name'] for s in sweeps) or 'nothing'}")
+        rows = store.rows(sweep=args.sweep, status=None if args.status == "all" else args.status)
+    axes_values = {}
+    for spec in (s["spec"] for s in sweeps if not args.sweep or s["name"] == args.sweep):
+        axes_values.update({**spec.get("axes", {}), **({"repeat": list(range(spec["repeats"]))}
+                                                       if spec.get("repeats", 1) > 1 else {})})
+    axes = list(axes_values)
+    rows = sort_rows(rows, axes_values)
+    if args.plot:
+        from reductions.sweep.plot import plot_sweep
+
+        plot_sweep(rows, args.plot, title=args.sweep)
+    columns, records = flatten(rows, order=axes)
+    chosen = [c.strip() for c in args.columns.split(",")] if args.columns else None
+    if chosen:
+        unknown = [c for c in chosen if c not in columns]
+        if unknown:
+            raise CLIError(f"commcomp sweep show: unknown column(s) {', '.join(unknown)}; known: {', '.join(columns)}")
+    if args.format in ("csv", "json"):
+        write_output((to_csv if args.format == "csv" else to_json)(chosen or columns, records), args.out)
+    elif args.format == "markdown":
+        from reductions.sweep.operations import OPERATIONS
+        from reductions.sweep.report import compact_columns
+
+        ops = {r.operation for r in rows}
+        op = OPERATIONS.get(ops.pop()) if len(ops) == 1 else None
+        headline = op.headline if op else ()
+        shown = chosen or (columns if args.all_columns else compact_columns(columns, records, headline, axes)
+                           if records else columns)
+        write_output(to_markdown(shown, records), args.out)
+    else:
+        caption = "; ".join(f"{s['name']}: {s['operation']}, {s['rows']} rows, {s['errors']} errors"
+                            for s in sweeps if not args.sweep or s["name"] == args.sweep)
+        write_output(render_rich(_sweep_table(f"sweep results: {args.db}", rows, axes=axes,
+                                              columns=chosen or (columns if args.all_columns else None),
+                                              caption=caption or "empty")), args.out)
+
+
+def cmd_sweep_ops(args):
+    from reductions.sweep.operations import list_operations
+
+    rows = []
+    for op in list_operations():
+        ok, why = op.availability()
+        rows.append({"name": op.name, "available": ok, "wraps": op.wraps.replace(":", ".") or "(diagnostic)",
+                     "required": list(op.required), "description": op.description, "why": why})
+    columns = ["name", "available", "wraps", "required", "description"]
+    emit(args, rows, lambda: rich_table("sweep operations", columns,
+                                        [[", ".join(r[c]) if isinstance(r[c], list) else
+                                          ("yes" if r[c] else r["why"]) if c == "available" else r[c]
+                                          for c in columns] for r in rows]))
+
+
+def add_sweep(sub):
+    p = sub.add_parser("sweep", help="run an operation over a grid of parameters into a SQLite database")
+    ss = p.add_subparsers(dest="sweep_command", required=True, parser_class=_Parser)
+    r = ss.add_parser("run", help="run (or resume) a sweep")
+    r.add_argument("file", nargs="?", help="sweep file (.toml; .yaml with PyYAML; .json)")
+    r.add_argument("--op", help="the operation (overrides the file's); see `commcomp sweep ops`")
+    r.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2,...",
+                   help="a grid axis (repeatable; replaces the file's axis of that name)")
+    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter shared by every point (repeatable)")
+    r.add_argument("--name", help="the sweep's name in the database (default: the file's stem, else the op)")
+    r.add_argument("--seed", type=int, default=None, help="the sweep seed (default: the file's, else 0)")
+    r.add_argument("--repeats", type=positive_int, default=None, help="independent seeds per point")
+    r.add_argument("--workers", type=_sweep_workers, default=None,
+                   help="local worker processes (default: the number of cores; 0 = in this process)")
+    r.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler instead")
+    r.add_argument("--db", metavar="PATH", help="results database (default: FILE's stem + .sqlite beside it)")
+    r.add_argument("--force", action="store_true", help="recompute points already in the database")
+    r.add_argument("--retry-errors", action="store_true", help="recompute points recorded as errors")
+    r.add_argument("--plot", metavar="FILE", help="also draw the usual pictures into FILE (.png/.pdf/.svg)")
+    r.add_argument("--limit", type=positive_int, default=40, help="rows in the summary table (default: 40)")
+    r.add_argument("--dry-run", action="store_true", help="list the points and their seeds; run nothing")
+    _common(r)
+    r.set_defaults(func=cmd_sweep_run)
+    s = ss.add_parser("show", help="print or export a sweep database")
+    s.add_argument("db", metavar="DB", help="the results database")
+    s.add_argument("--sweep", help="only this sweep (a database may hold several)")
+    s.add_argument("--status", choices=["ok", "error", "all"], default="all", help="filter rows (default: all)")
+    s.add_argument("--columns", help="comma-separated columns to show or export")
+    s.add_argument("--all-columns", action="store_true", help="every column in table/markdown output")
+    s.add_argument("--plot", metavar="FILE", help="draw the usual pictures into FILE")
+    _common(s, formats=("table", "json", "csv", "markdown"))
+    s.set_defaults(func=cmd_sweep_show)
+    o = ss.add_parser("ops", help="the operations a sweep can run, and which are available")
+    _common(o)
+    o.set_defaults(func=cmd_sweep_ops)
+
+
+
+# --------------------------------------------------------------------------------------------
+# bounds
+# --------------------------------------------------------------------------------------------
+def _number(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def cmd_bounds(args):
+    from commcomp.bounds import compute_bounds, export_rows, plot_min_width
+
+    hyper = {}
+    for item in args.param or []:
+        if "=" not in item:
+            raise CLIError(f"bounds: --param expects NAME=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        try:
+            hyper[name.strip()] = float(value) if any(c in value for c in ".e") else int(value)
+        except ValueError:
+            raise CLIError(f"bounds: --param {name} needs a number, got {value!r}") from None
+    for name in ("d_state", "d_conv", "expand"):
+        if getattr(args, name) is not None:
+            hyper[name] = getattr(args, name)
+    rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
+                          layers=args.layers, width=args.width, kind=args.kind,
+                          include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
+    if args.plot:
+        plot_min_width(rows, args.plot)
+    if args.format in ("json", "csv", "markdown", "latex"):
+        write_output(export_rows(rows, args.format), args.out)
+        return
+    columns = ["N", "task", "arch", "what", "quantity", "value", "min width", "formula", "source"]
+    if args.width:
+        columns.insert(7, f"fails from N (m={args.width})")
+    table_rows = []
+    for r in rows:
+        row = [r.n, r.task or "-", f"{r.arch} L={r.layers}" if r.layers and r.layers > 1 else r.arch,
+               r.label, r.quantity, _number(r.value), _number(r.min_width),
+               r.formula, f"{r.theorem} {r.tag}"]
+        if args.width:
+            row.insert(7, _number(r.crossover_n))
+        table_rows.append(row)
+    caption = (f"p = {rows[0].precision} bits, H = {args.heads}; log = log2. "
+               "'min width' is the smallest integer width the bound allows (lower) or the construction uses (upper)."
+               if rows else "no bound matches")
+    write_output(render_rich(rich_table("commcomp bounds", columns, table_rows, caption)), args.out)
+
+
+def add_bounds(sub):
+    p = sub.add_parser("bounds", help="the bound calculator table")
+    p.add_argument("--n", type=int, nargs="+", required=True, metavar="N", help="sequence length(s) N >= 2")
+    p.add_argument("--precision", default="32", help="bits per number or a format name (default: 32)")
+    p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")
+    p.add_argument("--task", nargs="+", help="tasks (default: all)")
+    p.add_argument("--arch", nargs="+", help="architectures (default: all)")
+    p.add_argument("--layers", type=int, help="depth (recurrent: layers whose states add up)")
+    p.add_argument("--width", type=int, help="a width to test: adds the length from which it provably fails")
+    p.add_argument("--kind", choices=["lower", "upper"], help="only lower bounds or only constructions")
+    p.add_argument("--d-state", dest="d_state", type=int, help="SSM state size (dss, mamba)")
+    p.add_argument("--d-conv", dest="d_conv", type=int, help="Mamba convolution width")
+    p.add_argument("--expand", type=int, help="Mamba expansion factor")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="bound parameter (eps, gamma, delta, q, dprime, alphabet, k, ...); repeatable")
+    p.add_argument("--no-randomized", action="store_true", help="leave out the randomized forms")
+    p.add_argument("--variants", action="store_true", help="include variant entries (index first, RAG, ...)")
+    p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (SVG or PNG; needs matplotlib)")
+    _common(p, formats=("table", "json", "csv", "markdown", "latex"))
+    p.set_defaults(func=cmd_bounds)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds]
 
 
 def build_parser() -> argparse.ArgumentParser:
