@@ -159,12 +159,34 @@ class IEEEFloat(Precision):
             out = x
         elif self.bits == 32:
             out = xp.astype(xp.astype(x, xp.float32), xp.float64)  # IEEE cast: nearest, ties to even
+        elif isinstance(x, np.ndarray):
+            out = self._round_numpy(x)
         else:
             out = self._round_generic(xp, x)
         finite_in = xp.isfinite(x)
         overflow = xp.logical_and(finite_in, xp.isinf(out))
         self.saturations.add(int(xp.sum(xp.astype(overflow, xp.int64))))
         return xp.where(xp.isnan(out), xp.asarray(math.nan, dtype=xp.float64), out)
+
+    def _round_numpy(self, x: np.ndarray) -> np.ndarray:
+        """Fast host path: numpy's own float16 cast, or mantissa rounding on the float64 bit pattern."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.exponent_bits == 5 and self.mantissa_bits == 10:
+                return x.astype(np.float16).astype(np.float64)  # numpy rounds double->half directly
+            # Normal range of the target: round the 52-bit mantissa to `mantissa_bits`, ties to even,
+            # by integer arithmetic on the bit pattern (a carry into the exponent is the right answer).
+            drop = np.uint64(52 - self.mantissa_bits)
+            u = np.ascontiguousarray(x).view(np.uint64)
+            half = np.uint64((1 << (52 - self.mantissa_bits - 1)) - 1)
+            lsb = (u >> drop) & np.uint64(1)
+            rounded = (((u + half + lsb) >> drop) << drop).view(np.float64)
+            rounded = np.where(np.abs(rounded) > self.max_value, np.copysign(np.inf, x), rounded)
+            a = np.abs(x)
+            tiny = (a < 2.0 ** (1 - self.bias)) & (a > 0)  # the target's subnormals: other quantum
+            out = np.where(np.isfinite(x), rounded, x)
+            if tiny.any():
+                out[tiny] = self._round_generic(namespace_of(x), x[tiny])
+            return out
 
     def _round_generic(self, xp, x):
         # |x| = 2^e * (1.f); quantum 2^(e - mantissa_bits), with e clamped at emin for subnormals.
