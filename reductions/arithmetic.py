@@ -1,0 +1,110 @@
+"""Reductions to SHT's tasks: q-sparse averaging, Match3, and Match2.
+
+Examples
+--------
+>>> import numpy as np
+>>> x, y = np.array([[1, 0, 1]], dtype=np.uint8), np.array([[0, 0, 1]], dtype=np.uint8)
+>>> enc = disjointness_to_match3.encode(x, y, 3)
+>>> enc.tokens.tolist()          # M = 13, pad 6: Alice 1 6 3 | Bob 6 6 13-3 | query 0
+[[1, 6, 3, 6, 6, 10, 0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
+from .tasks.match2 import Match2
+from .tasks.match3 import Match3
+from .tasks.qsa import QSparseAveraging
+
+__all__ = ["disjointness_to_qsa", "disjointness_to_match3", "index_to_match2"]
+
+# -- DISJ_q -> qSA (SHT Thm 4, App. B.3; §8.7) -------------------------------------------------
+_QSA = QSparseAveraging()
+_PLUS_E0, _MINUS_E0 = 0, 1  # ids of +e_0 and -e_0 in the public data table
+
+
+def _encode_qsa(x, y, n):
+    """Slots 2i ("0" slot) hold -e_0; slots 2i+1 ("1" slot) hold +e_0 iff y_i = 1 (Bob's data).
+    Token 2n points at slot 2i + x_i for each i (Alice's pointer set); tokens before it point
+    at the fixed set {0, ..., n-1}. Then qSA_{2n} = -e_0 exactly iff x and y are disjoint,
+    and its first coordinate is >= -1 + 2/n otherwise."""
+    B, N = x.shape[0], 2 * n + 1
+    z = np.full((B, N), _MINUS_E0, dtype=np.int64)
+    z[:, 1:2 * n:2] = np.where(y == 1, _PLUS_E0, _MINUS_E0)
+    pointers = np.broadcast_to(np.arange(n), (B, N, n)).copy()  # (B, N, q)
+    pointers[:, 2 * n] = 2 * np.arange(n) + x
+    return _QSA.assemble(n, z, pointers)
+
+
+def _decode_qsa(outputs, y):
+    q = np.asarray(y).shape[1]
+    return outputs[:, 0, 0] < -1 + 1 / q  # threshold of §8.7: disjoint iff the mean is -e_0
+
+
+disjointness_to_qsa = Reduction(
+    name="disjointness->qsa", problem="disjointness", task=_QSA, split="partition",
+    source="SHT-qSA-LB", section="§8.7", tag="[S]/[D]",
+    encoder=_encode_qsa,
+    owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, BOB], np.int8), n), [ALICE]]),
+    decoder=_decode_qsa, read_positions=lambda n: [2 * n], query_fixed=False,
+    notes="q = n, N = 2n+1. Even slots public (-e0), odd slots Bob (+e0 iff y_i), the output token "
+          "2n is Alice's (her pointer set) and its output is read there, by Bob: Alice sends "
+          "Q(x_2n) and, since her token's own key and value depend on x, its K and V too (§8.7).",
+)
+
+# -- DISJ -> Match3 (§8.6) -----------------------------------------------------------------------
+_MATCH3 = Match3()
+
+
+def _encode_match3(x, y, n):
+    """The query token holds 0. With M = 4n + 1 and pad 2n: Alice's slot i holds i+1 if x_i = 1,
+    Bob's slot i holds M - (i+1) if y_i = 1, the pad otherwise. Alice-Alice sums lie in [2, 2n],
+    Bob-Bob sums in [M-2n, M-2], pad sums avoid 0 as well (2n + a in [2n+1, 3n], 2n - b in
+    [n, 2n-1], 4n = -1), so 0 + x_j + x_k = 0 iff some i has x_i = y_i = 1.
+
+    §8.6 puts the query at token 1; here it is the last token. Match3 is permutation
+    equivariant, so §8.6's argument is unchanged, and a causal model (an RNN, a causal
+    Transformer) can only answer at the end."""
+    B, M, pad = x.shape[0], _MATCH3.modulus_at(n), 2 * n
+    value = np.arange(1, n + 1)
+    alice = np.where(x == 1, value, pad)
+    bob = np.where(y == 1, M - value, pad)
+    return np.concatenate([alice, bob, np.zeros((B, 1), np.int64)], axis=1)  # (B, 2n+1)
+
+
+disjointness_to_match3 = Reduction(
+    name="disjointness->match3", problem="disjointness", task=_MATCH3, split="prefix-suffix",
+    source="SHT-Match3-LB", section="§8.6", tag="[D]",
+    encoder=_encode_match3,
+    owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, n), (PUBLIC, 1)),
+    decoder=lambda outputs, y: outputs[:, 0] == 0, read_positions=lambda n: [2 * n], query_fixed=True,
+    notes="N = 2n+1, M = 4n+1: Alice's slots 0..n-1, Bob's n..2n-1, the query token (value 0, "
+          "public) last at 2n, read there (§8.6 puts it first; Match3 is permutation equivariant, "
+          "and last lets causal models answer). Being prefix-suffix it also binds RNNs (mp >= n+1).",
+)
+
+# -- INDEX -> Match2 (designed here; not in the catalogue) ---------------------------------------
+_MATCH2 = Match2()
+
+
+def _encode_match2(x, y, n):
+    """Alice's slot j holds j+1 if x_j = 1, else 0; Bob's last token holds M - (i+1) with
+    M = 2n + 1. A j != n with x_j = i+1 exists iff x_i = 1 (0 never matches a nonzero)."""
+    M = _MATCH2.modulus_at(n)
+    alice = np.where(x == 1, np.arange(1, n + 1), 0)
+    return np.concatenate([alice, (M - 1 - np.asarray(y))[:, None]], axis=1)  # (B, n+1)
+
+
+index_to_match2 = Reduction(
+    name="index->match2", problem="index", task=_MATCH2, split="prefix-suffix",
+    source="CC-INDEX", section="-", tag="[D]",
+    encoder=_encode_match2,
+    owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
+    decoder=lambda outputs, y: outputs[:, 0] == 1, read_positions=lambda n: [n], query_fixed=False,
+    notes="Not in the catalogue: designed for commcomp. N = n+1, M = 2n+1: Alice's slots 0..n-1, "
+          "Bob's query value at n, read there. One-way it forces mp >= n on RNNs; a 1-layer "
+          "Transformer (constant size for Match2) escapes because Bob can send his query first "
+          "(two-way INDEX costs only log n).",
+)

@@ -1,0 +1,152 @@
+"""Reductions to the retrieval tasks: Index Lookup, Multi-Index Lookup, Nearest Neighbour, MQAR.
+
+Every one is prefix-suffix (Alice's positions all come first), so it binds recurrent models
+through the one-way simulation (§8.1) as well as 1-layer Transformers (§8.3).
+
+Examples
+--------
+>>> import numpy as np
+>>> enc = index_to_index_lookup.encode(np.array([[1, 0, 1]], dtype=np.uint8), np.array([2]), 3)
+>>> enc.tokens.tolist(), enc.owners.tolist()
+([[1, 0, 1, 4]], [1, 1, 1, 2])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
+from .tasks.index_lookup import IndexLookup
+from .tasks.mqar import MQAR
+from .tasks.multi_index_lookup import MultiIndexLookup
+from .tasks.nearest_neighbour import NearestNeighbour
+
+__all__ = ["index_to_index_lookup", "disjointness_to_multi_index_lookup",
+           "index_to_nearest_neighbour", "index_to_mqar", "disjointness_to_mqar"]
+
+
+def _first_output_bit(outputs, y):
+    return outputs[:, 0] == 1
+
+
+def _disjoint_from_lookups(outputs, y):
+    """Bob's decoder for Multi-Index Lookup: he read a_j for every j and holds b."""
+    return ~np.any((outputs == 1) & (np.asarray(y) == 1), axis=1)
+
+
+# -- INDEX -> Index Lookup (§8.4) --------------------------------------------------------------
+_IL = IndexLookup()
+
+
+def _encode_index_lookup(x, y, n):
+    return np.concatenate([x.astype(np.int64), _IL.query_token(y)[:, None]], axis=1)  # (B, n+1)
+
+
+index_to_index_lookup = Reduction(
+    name="index->index-lookup", problem="index", task=_IL, split="prefix-suffix",
+    source="BHBK-IL-RNN", section="§8.4", tag="[D]",
+    encoder=_encode_index_lookup,
+    owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
+    decoder=_first_output_bit, query_fixed=False,
+    notes="s_i := x_i at positions 0..n-1 (Alice); query p_i at position n (Bob), read there.",
+)
+
+# -- DISJ -> Multi-Index Lookup (§8.8) ---------------------------------------------------------
+_MIL = MultiIndexLookup()
+
+
+def _encode_multi_index_lookup(x, y, n):
+    B = x.shape[0]
+    index = np.broadcast_to(_MIL.alphabet + np.arange(n), (B, n))  # p_j = j, public
+    data = np.concatenate([x.astype(np.int64), np.zeros((B, _MIL.data_length(n) - n), np.int64)], 1)
+    return np.concatenate([index, data, index], axis=1)  # (B, 4n)
+
+
+disjointness_to_multi_index_lookup = Reduction(
+    name="disjointness->multi-index-lookup", problem="disjointness", task=_MIL,
+    split="prefix-suffix", source="BHBK-MIL-RNN", section="§8.8", tag="[A]",
+    encoder=_encode_multi_index_lookup,
+    owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
+    decoder=_disjoint_from_lookups, query_fixed=True,
+    notes="indices 0..n-1 (public, both ends); a := x in s_0..s_{n-1} (Alice), s_n..s_{2n-1} = 0 "
+          "(public). No Bob positions: Bob reads all n outputs and decodes with his y.",
+)
+
+# -- INDEX -> Nearest Neighbour (§8.4) ---------------------------------------------------------
+_NN = NearestNeighbour()
+
+
+def _encode_nearest_neighbour(x, y, n):
+    B = x.shape[0]
+    tokens = np.empty((B, 2 * n + 1), dtype=np.int64)
+    tokens[:, 0:2 * n:2] = np.arange(n)  # x_i := T(i), public
+    tokens[:, 1:2 * n:2] = _NN.label_token(n, x)  # y_i := Alice's bit
+    tokens[:, 2 * n] = y  # x_q := T(Bob's index)
+    return _NN.make_encoded(n, tokens)
+
+
+index_to_nearest_neighbour = Reduction(
+    name="index->nearest-neighbour", problem="index", task=_NN, split="prefix-suffix",
+    source="BHBK-NN-RNN", section="§8.4", tag="[D]",
+    encoder=_encode_nearest_neighbour,
+    owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
+    decoder=_first_output_bit, query_fixed=False,
+    notes="vectors T(i) public at even positions, labels x_i Alice at odd positions, query T(y) "
+          "Bob at 2n; the nearest vector is the exact match, margin >= 1 - gamma.",
+)
+
+# -- INDEX -> MQAR, one query ------------------------------------------------------------------
+_MQAR_ONE = MQAR(num_queries=1)
+
+
+def _encode_mqar_one(x, y, n):
+    B = x.shape[0]
+    K = _MQAR_ONE.key_space(n)
+    tokens = np.empty((B, 2 * n + 1), dtype=np.int64)
+    tokens[:, 0:2 * n:2] = np.arange(n)  # key i, public
+    tokens[:, 1:2 * n:2] = K + x  # value x_i, Alice
+    tokens[:, 2 * n] = y  # query key y, Bob
+    return tokens
+
+
+index_to_mqar = Reduction(
+    name="index->mqar", problem="index", task=_MQAR_ONE, split="prefix-suffix",
+    source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
+    encoder=_encode_mqar_one,
+    owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
+    decoder=_first_output_bit, query_fixed=False,
+    notes="keys 0..n-1 public, values x_i Alice, one query key y (Bob) at 2n, read there. The "
+          "catalogue gives no MQAR format ([R]); this one is commcomp's (see tasks.mqar).",
+)
+
+# -- DISJ -> MQAR, many queries ----------------------------------------------------------------
+_MQAR_MANY = MQAR(num_queries=None)
+
+
+def _encode_mqar_many(x, y, n):
+    """n + 1 pairs: a dummy (key 0, value 0), then (key i+1, value x_i); n + 1 queries: key
+    j+1 where y_j = 1, else the dummy key 0, and a last public query of the dummy. Every query
+    asks a present key, so the inputs stay in the task's own distribution."""
+    B, m = x.shape[0], n + 1
+    K = _MQAR_MANY.key_space(m)
+    tokens = np.empty((B, 3 * m), dtype=np.int64)
+    tokens[:, 0:2 * m:2] = np.arange(m)  # keys, public
+    tokens[:, 1] = K  # dummy value 0, public
+    tokens[:, 3:2 * m:2] = K + x  # values x_i, Alice
+    tokens[:, 2 * m:3 * m - 1] = np.where(np.asarray(y) == 1, np.arange(1, m), 0)  # Bob's queries
+    tokens[:, 3 * m - 1] = 0  # public dummy query
+    return tokens
+
+
+disjointness_to_mqar = Reduction(
+    name="disjointness->mqar", problem="disjointness", task=_MQAR_MANY, split="prefix-suffix",
+    source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
+    encoder=_encode_mqar_many,
+    owners_of=lambda n: owners_from_runs((PUBLIC, 3), *[(ALICE, 1), (PUBLIC, 1)] * (n - 1),
+                                         (ALICE, 1), (BOB, n), (PUBLIC, 1)),
+    decoder=lambda outputs, y: ~np.any(outputs == 1, axis=1),
+    task_size=lambda n: n + 1, query_fixed=False,
+    notes="task size n+1: pair 0 = (k0, v0) public, pair i+1 = (k_{i+1} public, x_i Alice); "
+          "queries 2n+2..3n+1 Bob (k_{j+1} if y_j else k0), last query k0 public. Bob reads all "
+          "n+1 outputs: disjoint iff none is 1.",
+)

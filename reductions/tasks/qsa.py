@@ -1,0 +1,145 @@
+"""q-sparse averaging (qSA, SHT Def. 4): each token averages the data of q tokens it points at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from commcomp.errors import InvalidParameterError
+
+from .base import Task, TaskBatch, check_batch, random_subsets
+
+__all__ = ["QSparseAveraging", "data_table"]
+
+_TABLE_SEED = 4  # fixed: the data table is public
+
+
+@lru_cache(maxsize=8)
+def data_table(dim: int, extra: int = 16) -> np.ndarray:
+    """The public table of data vectors z (rows in the closed unit ball of R^dim).
+
+    Rows ``2j`` and ``2j + 1`` are ``+e_j`` and ``-e_j``; then ``extra`` fixed random points
+    strictly inside the ball. Read-only ``(2 * dim + extra, dim)`` float64.
+
+    Examples
+    --------
+    >>> data_table(2)[:4].tolist()
+    [[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]]
+    """
+    basis = np.zeros((2 * dim, dim))
+    basis[0::2][np.arange(dim), np.arange(dim)] = 1.0
+    basis[1::2][np.arange(dim), np.arange(dim)] = -1.0
+    rng = np.random.default_rng(_TABLE_SEED)
+    pts = rng.normal(size=(extra, dim))
+    pts *= (rng.random((extra, 1)) ** (1 / dim)) / np.linalg.norm(pts, axis=1, keepdims=True)
+    table = np.vstack([basis, 0.999 * pts])
+    table.setflags(write=False)
+    return table
+
+
+@dataclass(frozen=True)
+class QSparseAveraging(Task):
+    """qSA: N = 2q + 1 tokens x_i = (z_i; y_i; i); output for every i the mean of z_j, j in y_i.
+
+    The size parameter ``n`` is q. Each token carries real-valued content, so its primary
+    form is ``features`` ``(B, N, d + q + 1)``, SHT's row ``x_i = (z_i ; y_i ; i)``:
+    ``features[b, i, :d]`` is z_i, ``features[b, i, d:d+q]`` the q distinct pointers of y_i
+    (0-based positions, ascending, stored as floats), ``features[b, i, -1]`` is i.
+    ``tokens[b, i]`` is the id of z_i in the public :func:`data_table` (vocabulary ``"+e0"``,
+    ``"-e0"``, ..., ``"r0"``, ...), which is what the owner checks and renderers use; the
+    pointers live only in ``features``.
+
+    The answer is the ``(B, N, d)`` array of averages; every position is an output
+    (sequence to sequence, SHT's l2 error per row). Answers are real, so there is no class
+    balance to keep: the sampler draws z from the table and y_i uniformly among q-subsets.
+
+    Worked example (q = 1, N = 3, d = 2)::
+
+        i          0           1            2
+        z_i        +e0         -e1          +e1
+        y_i        {2}         {0}          {1}
+        qSA_i      (0, 1)      (1, 0)       (0, -1)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> task = QSparseAveraging(dim=2)
+    >>> z = np.array([[0, 3, 2]])                      # ids of +e0, -e1, +e1
+    >>> ptr = np.array([[[2], [0], [1]]])
+    >>> batch = task.assemble(1, z, ptr)
+    >>> task.ground_truth(batch)[0].tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.0, -1.0]]
+    """
+
+    dim: int = 2
+    extra_vectors: int = 16
+
+    name = "qsa"
+    aliases = ("q-sparse-averaging", "qsparse-averaging", "sparse-averaging")
+    answer_kind = "vector"
+
+    def __post_init__(self):
+        if self.dim < 1 or self.extra_vectors < 0:
+            raise InvalidParameterError("qsa: need dim >= 1 and extra_vectors >= 0")
+
+    def table(self) -> np.ndarray:
+        return data_table(self.dim, self.extra_vectors)
+
+    def vocabulary(self, n):
+        self.check_n(n)
+        signed = tuple(f"{s}e{j}" for j in range(self.dim) for s in "+-")
+        return signed + tuple(f"r{j}" for j in range(self.extra_vectors))
+
+    def vocab_size(self, n):
+        return 2 * self.dim + self.extra_vectors
+
+    def length(self, n):
+        return 2 * self.check_n(n) + 1
+
+    def output_positions(self, n):
+        return np.arange(self.length(n), dtype=np.int64)
+
+    def assemble(self, q, z_ids, pointers) -> TaskBatch:
+        """A batch from data ids ``(B, N)`` and pointer sets ``(B, N, q)`` (sorted here)."""
+        q = self.check_n(q)
+        z_ids = np.asarray(z_ids, dtype=np.int64)
+        pointers = np.asarray(pointers, dtype=np.int64)
+        if not np.all(pointers[..., 1:] > pointers[..., :-1]):
+            pointers = np.sort(pointers, axis=-1)
+        B, N = z_ids.shape
+        if N != self.length(q) or pointers.shape != (B, N, q):
+            raise InvalidParameterError(f"qsa: expected z ids (B, {self.length(q)}) and pointers "
+                                        f"(B, {self.length(q)}, {q})")
+        position = np.broadcast_to(np.arange(N, dtype=np.float64)[None, :, None], (B, N, 1))
+        features = np.concatenate([self.table()[z_ids], pointers.astype(np.float64), position],
+                                  axis=2)  # (B, N, d + q + 1)
+        return self.make_batch(q, z_ids, features)
+
+    def sample(self, n, batch, rng) -> TaskBatch:
+        q, batch = self.check_n(n), check_batch(batch)
+        N = self.length(q)
+        z_ids = rng.integers(0, self.vocab_size(q), size=(batch, N))
+        pointers = random_subsets(batch, N, q, rng, rows=N)  # (B, N, q)
+        b = self.assemble(q, z_ids, pointers)
+        return b.with_answers(self.ground_truth(b))
+
+    def ground_truth(self, batch: TaskBatch) -> np.ndarray:
+        q, d = batch.n, self.dim
+        feats = batch.features
+        if feats is None or feats.shape[2] != d + q + 1:
+            raise InvalidParameterError(f"qsa: features of width {d + q + 1} are required")
+        z = feats[:, :, :d]  # (B, N, d)
+        ptr = feats[:, :, d:d + q]  # (B, N, q)
+        pointers = ptr.astype(np.int64)
+        N = feats.shape[1]
+        if np.any(pointers != ptr) or np.any((pointers < 0) | (pointers >= N)):
+            raise InvalidParameterError("qsa: pointers must be integer positions in [0, N)")
+        if np.any(pointers[..., 1:] <= pointers[..., :-1]):
+            raise InvalidParameterError("qsa: the q pointers of a token must be distinct, ascending")
+        rows = np.arange(feats.shape[0])[:, None, None]
+        total = np.zeros_like(z)  # (B, N, d)
+        for start in range(0, q, 64):  # blocks of pointers bound the (B, N, 64, d) gather
+            total += z[rows, pointers[:, :, start:start + 64]].sum(axis=2)
+        return total / q  # (B, N, d)
