@@ -58,8 +58,10 @@ def uints_to_bit_array(values, width: int) -> np.ndarray:
     arr = arr.astype(np.uint64)
     if width < 64 and arr.size and int(arr.max()) >= (1 << width):
         raise BitsError(f"a value does not fit in {width} bits (max {int(arr.max())})")
-    shifts = np.arange(width - 1, -1, -1, dtype=np.uint64)  # (width,)
-    return ((arr[..., None] >> shifts) & np.uint64(1)).astype(np.uint8)  # S + (width,)
+    # big-endian bytes of each value, unpacked to bits; keep the low `width` of the 64
+    nbytes = max(1, -(-width // 8))
+    big = np.ascontiguousarray(arr.astype(">u8")).view(np.uint8).reshape(arr.shape + (8,))  # S + (8,)
+    return np.unpackbits(big[..., 8 - nbytes:], axis=-1)[..., 8 * nbytes - width:]  # S + (width,)
 
 
 def bit_array_to_uints(bit_array, width: int) -> np.ndarray:
@@ -84,12 +86,18 @@ def bit_array_to_uints(bit_array, width: int) -> np.ndarray:
     """
     if not 1 <= int(width) <= 64:
         raise BitsError(f"width must be in [1, 64], got {width}")
-    arr = np.asarray(bit_array, dtype=np.uint64)
+    arr = np.asarray(bit_array, dtype=np.uint8)
     if arr.shape[-1] % width:
         raise BitsError(f"{arr.shape[-1]} bits is not a multiple of width {width}")
     arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // width, width))  # (..., k, width)
-    shifts = np.arange(width - 1, -1, -1, dtype=np.uint64)
-    return (arr << shifts).sum(axis=-1, dtype=np.uint64)  # (..., k)
+    nbytes = -(-width // 8)
+    if width % 8:  # left-pad each value to whole bytes
+        padded = np.zeros(arr.shape[:-1] + (8 * nbytes,), dtype=np.uint8)
+        padded[..., 8 * nbytes - width:] = arr
+        arr = padded
+    packed = np.packbits(arr, axis=-1).astype(np.uint64)  # (..., k, nbytes) big-endian bytes
+    shifts = np.arange(8 * (nbytes - 1), -1, -8, dtype=np.uint64)  # (nbytes,)
+    return (packed << shifts).sum(axis=-1, dtype=np.uint64)  # (..., k)
 
 
 class Bits:
@@ -117,7 +125,7 @@ class Bits:
             arr = arr.reshape(-1)
         if arr.size and arr.dtype.kind not in "biu":
             raise BitsError(f"bits must be booleans or 0/1 integers, got dtype {arr.dtype}")
-        if arr.size and (arr.dtype.kind != "b") and not np.isin(arr, (0, 1)).all():
+        if arr.size and (arr.dtype.kind != "b") and (arr.min() < 0 or arr.max() > 1):
             raise BitsError("bits must be 0 or 1")
         data = arr.astype(np.uint8, copy=True)
         data.setflags(write=False)
@@ -246,7 +254,7 @@ class BitRows:
         arr = np.asarray(rows)
         if arr.ndim != 2:
             raise BitsError(f"BitRows needs a 2-D (batch, bits) array, got shape {arr.shape}")
-        if arr.size and (arr.dtype.kind not in "biu" or not np.isin(arr, (0, 1)).all()):
+        if arr.size and (arr.dtype.kind not in "biu" or arr.min() < 0 or arr.max() > 1):
             raise BitsError("bits must be 0 or 1")
         data = arr.astype(np.uint8, copy=True)
         data.setflags(write=False)

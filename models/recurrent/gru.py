@@ -1,0 +1,100 @@
+"""GRU layer (Cho et al. 2014), torch ``nn.GRU``'s equations and gate order::
+
+    r = sigmoid(x W_xr + b_xr + h W_hr + b_hr)
+    z = sigmoid(x W_xz + b_xz + h W_hz + b_hz)
+    n = tanh(x W_xn + b_xn + r * (h W_hn + b_hn))
+    h' = (1 - z) * n + z * h
+
+Parameters (float64, ``x @ W`` convention, blocks r, z, n): ``W_x`` ``(d_in, 3m)``, ``W_h``
+``(m, 3m)``, ``b_x`` ``(3m,)``, ``b_h`` ``(3m,)`` (both biases are kept: ``b_hn`` sits inside
+``r * (.)``).  State: ``h`` ``(B, m)``: ``m`` numbers.  Output: ``h``.  Per step the kernel makes
+one fused matmul ``[x_t, h, 1] @ W`` for ``r, z`` and the input part of ``n`` (gate-major
+``(3, B, m)``; see :class:`~models.recurrent.base.ProjectedLayer`) and one ``h @ W_hn``, and takes
+``sigmoid(a) = (1 + tanh(a / 2)) / 2`` with the halving folded into the weights (exact).
+
+Initialisers (``init=``): ``"uniform"`` (default, torch's): every weight and bias U(±1/sqrt(m));
+``"orthogonal"``: Glorot-uniform ``W_x``, orthogonal blocks of ``W_h``, zero biases.
+
+Examples
+--------
+>>> import numpy as np
+>>> layer = GRULayer.init(d_in=3, width=4, seed=0)
+>>> state, y = layer.run_sequence(layer.init_state(2), np.ones((2, 5, 3)))
+>>> y.shape, list(state)
+((2, 5, 4), ['h'])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from commcomp.errors import InvalidParameterError
+
+from ..common import glorot_uniform, orthogonal, rng_of, uniform
+from .base import ProjectedLayer
+
+__all__ = ["GRULayer"]
+
+
+class GRULayer(ProjectedLayer):
+    """One GRU layer of width ``m``; see the module docstring."""
+
+    arch = "gru"
+    gates = 3
+
+    @classmethod
+    def init(cls, d_in: int, width: int, seed=0, init: str = "uniform", **kw) -> "GRULayer":
+        """Seeded random weights (``init`` = ``"uniform"`` or ``"orthogonal"``)."""
+        rng, m = rng_of(seed), int(width)
+        if init == "uniform":
+            bound = 1.0 / math.sqrt(m)
+            params = {"W_x": uniform(rng, (d_in, 3 * m), bound), "W_h": uniform(rng, (m, 3 * m), bound),
+                      "b_x": uniform(rng, (3 * m,), bound), "b_h": uniform(rng, (3 * m,), bound)}
+        elif init == "orthogonal":
+            w_h = np.concatenate([orthogonal(rng, (m, m)) for _ in range(3)], axis=1)
+            params = {"W_x": glorot_uniform(rng, (d_in, 3 * m)), "W_h": w_h,
+                      "b_x": np.zeros(3 * m), "b_h": np.zeros(3 * m)}
+        else:
+            raise InvalidParameterError(f"unknown GRU init {init!r}; use 'uniform' or 'orthogonal'")
+        return cls(d_in, m, params, **kw)
+
+    def state_shapes(self) -> dict:
+        return {"h": (self.d_out,)}
+
+    def prepare(self) -> None:
+        m, xp, dt = self.d_out, self.xp, self.dtype
+        half = np.r_[np.full(2 * m, 0.5), np.ones(m)]  # sigmoid gates take tanh(a / 2): exact halving
+        w_h, b = self.params["W_h"].copy(), self.params["b_x"].copy()
+        b[:2 * m] += self.params["b_h"][:2 * m]  # r and z biases fold together
+        w_h[:, 2 * m:] = 0.0  # n's hidden part sits inside r * (.): its own matmul below
+        self.w = {"Whn": xp.asarray(self.params["W_h"][:, 2 * m:], dtype=dt),  # (m, m)
+                  "bhn": xp.asarray(self.params["b_h"][2 * m:], dtype=dt)}
+        self.set_weights(self.params["W_x"] * half, w_h * half, b * half)  # blocks r, z, n_x
+
+    def _hidden_n(self, state):
+        hn = self._matmul(state["h"], self.w["Whn"])  # (B, m)
+        hn += self.w["bhn"]
+        return hn
+
+    def fused_pre_activations(self, z, state, x_t):
+        return super().fused_pre_activations(z, state, x_t), self._hidden_n(state)
+
+    def table_pre_activations(self, state, u_t):
+        return super().table_pre_activations(state, u_t), self._hidden_n(state)
+
+    def cell(self, state, pre):
+        xp = self.xp
+        g, hn = pre  # (3, B, m): r, z (halved), x-part of n; (B, m): h W_hn + b_hn
+        rz = xp.tanh(g[:2, ...])
+        rz *= 0.5
+        rz += 0.5  # sigmoid of r, z
+        hn *= rz[0, ...]
+        hn += g[2, ...]
+        n = xp.tanh(hn)
+        new_h = state["h"] - n
+        new_h *= rz[1, ...]
+        new_h += n  # (1 - z) n + z h
+        new = self.round_state({"h": new_h})
+        return new, new["h"]

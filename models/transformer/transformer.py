@@ -1,0 +1,447 @@
+"""The Transformer: embeddings, L attention + MLP layers, residual, optional norm, readout.
+
+Parameters live in ``model.params`` (float64 NumPy, saved to ``.npz`` as they are), by name:
+
+==================  ===============  ===============================================
+name                shape            what
+==================  ===============  ===============================================
+``tok_emb``         ``(V, d)``       token table
+``pos_emb``         ``(N_max, d)``   positional table (``learned`` / ``fixed`` only)
+``l{i}.W_Q``        ``(H, d, d_k)``  query projection of layer i; ``l{i}.b_Q`` ``(H, d_k)``
+``l{i}.W_K``        ``(H, d, d_k)``  key projection; ``l{i}.b_K`` ``(H, d_k)``
+``l{i}.W_V``        ``(H, d, d_v)``  value projection; ``l{i}.b_V`` ``(H, d_v)``
+``l{i}.W_O``        ``(H, d_v, d)``  output projection; ``l{i}.b_O`` ``(d,)``
+``l{i}.mlp.W1``     ``(d, d_mlp)``   MLP in; ``l{i}.mlp.b1`` ``(d_mlp,)`` (no MLP if d_mlp = 0)
+``l{i}.mlp.W2``     ``(d_mlp, d)``   MLP out; ``l{i}.mlp.b2`` ``(d,)``
+``l{i}.ln1.g/.b``   ``(d,)``         norm of the attention sub-layer (with ``layer_norm``)
+``l{i}.ln2.g/.b``   ``(d,)``         norm of the MLP sub-layer (with ``layer_norm``)
+``ln_f.g/.b``       ``(d,)``         final norm (``layer_norm="pre"`` only)
+``readout.W``       ``(d, C)``       readout at the output position; ``readout.b`` ``(C,)``
+==================  ===============  ===============================================
+
+One layer, pre-norm (``layer_norm="post"`` applies each norm after its residual add instead;
+``layer_norm=False`` has no norms; ``residual=False`` drops both skip connections)::
+
+    x = x + concat_h(softmax(scale · Q_h K_hᵀ) V_h) W_O + b_O       Q, K, V from norm1(x)
+    x = x + act(norm2(x) W1 + b1) W2 + b2
+
+At a :class:`~commcomp.precision.Precision` every activation is rounded onto its grid
+(embeddings, q, k, v, attention outputs, MLP units, residual stream, logits); weights are used as
+given.  ``precision=None`` is the float64 reference mode.  The split of a 1-layer model between
+Alice and Bob (``query``, ``partial``, ``finish``) is in :mod:`models.transformer.split`.
+
+Random initialisation (:meth:`Transformer.random`): ``tok_emb`` and a learned ``pos_emb`` N(0, 1)
+(``torch.nn.Embedding``); W_Q, W_K, W_V Glorot-uniform over ``(d, H·d_h)`` with zero biases and
+W_O U(±1/sqrt(H·d_v)) with zero bias (``torch.nn.MultiheadAttention``); MLP and readout weights and
+biases U(±1/sqrt(fan_in)) (``torch.nn.Linear``); norm gains 1 and biases 0.
+
+Examples
+--------
+>>> import numpy as np
+>>> model = Transformer.random(vocab_size=5, d_model=8, n_layers=1, n_heads=2, d_k=4, d_v=4,
+...                            d_mlp=16, n_outputs=3, max_len=16, seed=0)
+>>> tokens = np.array([[0, 1, 2, 3], [4, 4, 0, 1]])            # (B=2, N=4)
+>>> model.forward(tokens).shape, model.forward_all(tokens).shape
+((2, 3), (2, 4, 3))
+>>> bool(np.allclose(model.forward(tokens), model.forward_all(tokens)[:, -1], atol=1e-12))
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from commcomp.backend import is_array, namespace_of, to_numpy
+from commcomp.errors import InvalidParameterError
+from commcomp.precision import parse_precision
+from models.common import make_rounder
+
+from .attention import last_position_attention, merge_heads, project, softmax_attention
+from .positional import Positional
+from .split import SplitMixin
+
+__all__ = ["Transformer", "AttentionBlock", "normalize", "block_param_shapes", "build_transformer"]
+
+NORMS = ("layer", "rms")
+ACTIVATIONS = ("relu", "gelu")
+
+
+def normalize(x, g, b, kind: str = "layer", eps: float = 1e-5):
+    """LayerNorm (``kind="layer"``) or RMSNorm (``"rms"``) over the last axis, gain ``g``, bias ``b``."""
+    xp = namespace_of(x)
+    if kind == "layer":
+        x = x - xp.mean(x, axis=-1, keepdims=True)
+    return x / xp.sqrt(xp.mean(x * x, axis=-1, keepdims=True) + eps) * g + b
+
+
+def _activation(x, kind: str):
+    xp = namespace_of(x)
+    if kind == "relu":
+        return xp.where(x > 0, x, xp.zeros_like(x))
+    return 0.5 * x * (1.0 + xp.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)))
+
+
+def block_param_shapes(d: int, H: int, d_k: int, d_v: int, d_mlp: int, norm: bool) -> dict:
+    """Shapes of one layer's parameters (names relative to the layer prefix)."""
+    shapes = {"W_Q": (H, d, d_k), "b_Q": (H, d_k), "W_K": (H, d, d_k), "b_K": (H, d_k),
+              "W_V": (H, d, d_v), "b_V": (H, d_v), "W_O": (H, d_v, d), "b_O": (d,)}
+    if d_mlp:
+        shapes.update({"mlp.W1": (d, d_mlp), "mlp.b1": (d_mlp,), "mlp.W2": (d_mlp, d),
+                       "mlp.b2": (d,)})
+    if norm:
+        shapes.update({"ln1.g": (d,), "ln1.b": (d,), "ln2.g": (d,), "ln2.b": (d,)})
+    return shapes
+
+
+def init_block(rng, d, H, d_k, d_v, d_mlp, norm) -> dict:
+    """Random parameters of one layer (the initialisers in the module docstring)."""
+    def glorot(d_h):
+        a = math.sqrt(6.0 / (d + H * d_h))
+        return rng.uniform(-a, a, size=(d, H, d_h)).transpose(1, 0, 2)  # (H, d, d_h)
+
+    def linear(fan_in, shape):
+        a = 1.0 / math.sqrt(fan_in)
+        return rng.uniform(-a, a, size=shape)
+
+    p = {"W_Q": glorot(d_k), "b_Q": np.zeros((H, d_k)), "W_K": glorot(d_k), "b_K": np.zeros((H, d_k)),
+         "W_V": glorot(d_v), "b_V": np.zeros((H, d_v)), "W_O": linear(H * d_v, (H, d_v, d)),
+         "b_O": np.zeros(d)}
+    if d_mlp:
+        p.update({"mlp.W1": linear(d, (d, d_mlp)), "mlp.b1": linear(d, (d_mlp,)),
+                  "mlp.W2": linear(d_mlp, (d_mlp, d)), "mlp.b2": linear(d_mlp, (d,))})
+    if norm:
+        p.update({"ln1.g": np.ones(d), "ln1.b": np.zeros(d), "ln2.g": np.ones(d), "ln2.b": np.zeros(d)})
+    return p
+
+
+class AttentionBlock:
+    """One layer: multi-head attention + MLP with residuals and optional norms (shared with Hybrid).
+
+    ``w`` maps the relative names of :func:`block_param_shapes` to arrays of ``xp``; ``rnd``
+    rounds onto the model's precision (identity in reference mode).
+    """
+
+    def __init__(self, w, *, n_heads, causal, layer_norm, norm, activation, residual, scale, eps,
+                 rnd, xp):
+        self.w, self.H, self.causal, self.ln = w, n_heads, causal, layer_norm
+        self.norm, self.act, self.residual, self.scale, self.eps = norm, activation, residual, scale, eps
+        self.rnd, self.xp = rnd, xp
+        self.d_v = w["W_V"].shape[2]
+        self.W_O = xp.reshape(w["W_O"], (n_heads * self.d_v, -1))  # (H*d_v, d)
+
+    def _norm(self, x, which):
+        return self.rnd(normalize(x, self.w[f"{which}.g"], self.w[f"{which}.b"], self.norm, self.eps))
+
+    def attn_input(self, x):
+        """What the attention reads: ``norm1(x)`` in a pre-norm layer, else ``x``."""
+        return self._norm(x, "ln1") if self.ln == "pre" else x
+
+    def heads(self, h, name):
+        """``h`` ``(..., N, d)`` -> rounded per-head projections ``(..., H, N, d_h)`` (Q, K or V)."""
+        y = self.rnd(project(h, self.w[f"W_{name}"], self.w[f"b_{name}"]))  # (..., N, H, d_h)
+        nd = len(y.shape)
+        return self.xp.permute_dims(y, tuple(range(nd - 3)) + (nd - 2, nd - 3, nd - 1))  # (..., H, N, d_h)
+
+    def query(self, h_o):
+        """``h_o`` ``(B, d)`` -> rounded query ``(B, H, d_k)``."""
+        return self.rnd(project(h_o, self.w["W_Q"], self.w["b_Q"]))  # (B, H, d_k)
+
+    def _residual(self, x, y, which):
+        x = self.rnd(x + y) if self.residual else y
+        return self._norm(x, which) if self.ln == "post" else x
+
+    def after_attention(self, x, attn):
+        """Output projection, residual and MLP at the given positions.
+
+        ``x`` ``(..., d)`` the layer input there, ``attn`` ``(..., H·d_v)`` the concatenated heads.
+        """
+        o = self.rnd(self.xp.matmul(attn, self.W_O) + self.w["b_O"])  # (..., d)
+        x = self._residual(x, o, "ln1")
+        if "mlp.W1" not in self.w:
+            return x
+        h = self._norm(x, "ln2") if self.ln == "pre" else x
+        a = self.rnd(_activation(self.xp.matmul(h, self.w["mlp.W1"]) + self.w["mlp.b1"], self.act))
+        m = self.rnd(self.xp.matmul(a, self.w["mlp.W2"]) + self.w["mlp.b2"])  # (..., d)
+        return self._residual(x, m, "ln2")
+
+    def full(self, x, max_block_elements=None):
+        """Every position: ``(B, N, d)`` -> ``(B, N, d)`` (blocked attention, float softmax)."""
+        h = self.attn_input(x)
+        Q, K, V = self.heads(h, "Q"), self.heads(h, "K"), self.heads(h, "V")  # (B, H, N, d_h)
+        kw = {} if max_block_elements is None else {"max_block_elements": max_block_elements}
+        A = self.rnd(softmax_attention(Q, K, V, scale=self.scale, causal=self.causal, **kw))
+        return self.after_attention(x, merge_heads(A))  # (B, N, d)
+
+    def last(self, x, o: int):
+        """Only position ``o``: ``(B, N, d)`` -> ``(B, d)`` in O(N·m), float softmax."""
+        xp = self.xp
+        h = self.attn_input(x)
+        K, V = self.heads(h, "K"), self.heads(h, "V")  # (B, H, N, d_h)
+        q = self.query(h[:, o, :])  # (B, H, d_k)
+        mask = xp.reshape(xp.arange(x.shape[1]) <= o, (1, -1)) if self.causal else None
+        attn = self.rnd(last_position_attention(q, K, V, scale=self.scale, mask=mask))  # (B, H, d_v)
+        return self.after_attention(x[:, o, :], xp.reshape(attn, (attn.shape[0], -1)))  # (B, d)
+
+
+class Transformer(SplitMixin):
+    """An L-layer Transformer over tokens ``(B, N)`` (see the module docstring for parameters).
+
+    Parameters
+    ----------
+    vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs : int
+        ``V``, ``d``, ``L``, ``H``, per-head key and value widths, MLP width (0: no MLP), ``C``.
+    positional : {"learned", "fixed", "sinusoidal", "none"} or array_like
+        An array is a fixed table ``(N_max, d)`` (kind ``"fixed"``, stored as ``pos_emb``).
+    causal : bool
+        Causal attention mask (default True).
+    layer_norm : {False, True, "pre", "post"}
+        No norms, pre-norm (``True``) or post-norm.
+    norm : {"layer", "rms"}
+        LayerNorm or RMSNorm (both with gain ``g`` and bias ``b``).
+    activation : {"relu", "gelu"}
+        MLP activation (gelu: the tanh form).
+    residual : bool
+        Skip connections around both sub-layers (default True).
+    attn_scale : float, optional
+        Multiplies the scores; default ``1/sqrt(d_k)`` (constructions that fold β into W_Q use 1).
+    max_len : int, optional
+        Rows of a learned table when ``params`` has none (default 1024).
+    precision : Precision or str, optional
+        Number format of every activation (``None``: float64 reference).
+    params : dict, optional
+        Parameters by name; missing ones are zero (norm gains one), so a construction sets only
+        the blocks it needs.  Unknown names or wrong shapes raise.
+    xp : namespace, optional
+        Array API namespace of the kernels (default NumPy).
+    """
+
+    arch = "transformer"
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs, *,
+                 positional="learned", causal=True, layer_norm=False, norm="layer",
+                 activation="relu", residual=True, attn_scale=None, max_len=None, precision=None,
+                 params=None, xp=None, ln_eps=1e-5):
+        self.vocab_size, self.d_model, self.n_layers = int(vocab_size), int(d_model), int(n_layers)
+        self.n_heads, self.d_k, self.d_v = int(n_heads), int(d_k), int(d_v)
+        self.d_mlp, self.n_outputs = int(d_mlp), int(n_outputs)
+        params = dict(params or {})
+        if is_array(positional) or isinstance(positional, (list, tuple)):
+            params["pos_emb"], positional = np.asarray(to_numpy(positional)), "fixed"
+        self.positional_kind, self.causal, self.residual = positional, bool(causal), bool(residual)
+        self.layer_norm = {False: None, None: None, True: "pre", "pre": "pre", "post": "post"}.get(
+            layer_norm, "bad")
+        if self.layer_norm == "bad" or norm not in NORMS or activation not in ACTIVATIONS:
+            raise InvalidParameterError(f"layer_norm in (False, True, 'pre', 'post'), norm in {NORMS}"
+                                        f", activation in {ACTIVATIONS}; got {layer_norm!r}, "
+                                        f"{norm!r}, {activation!r}")
+        if min(self.vocab_size, self.d_model, self.n_layers, self.n_heads, self.d_k, self.d_v,
+               self.n_outputs) < 1 or self.d_mlp < 0:
+            raise InvalidParameterError("sizes must be >= 1 (d_mlp >= 0)")
+        self.norm, self.activation, self.ln_eps = norm, activation, float(ln_eps)
+        self.attn_scale = 1.0 / math.sqrt(self.d_k) if attn_scale is None else float(attn_scale)
+        if "pos_emb" in params:
+            max_len = np.asarray(to_numpy(params["pos_emb"])).shape[0]
+        self.max_len = int(max_len or 1024) if positional in ("learned", "fixed") else None
+        self.precision = None if precision is None else parse_precision(precision)
+        shapes = self.param_shapes()
+        unknown = sorted(set(params) - set(shapes))
+        if unknown:
+            raise InvalidParameterError(f"unknown parameter names {unknown}; known: {sorted(shapes)}")
+        self.params = {}
+        for name, shape in shapes.items():
+            default = np.ones(shape) if name.endswith(".g") else np.zeros(shape)
+            value = np.array(to_numpy(params.get(name, default)), dtype=np.float64)  # a copy
+            if value.shape != shape:
+                raise InvalidParameterError(f"{name} must have shape {shape}, got {value.shape}")
+            self.params[name] = value
+        self.xp = xp if xp is not None else namespace_of()
+        self.prepare()
+
+    # -- parameters ----------------------------------------------------------------------
+    def param_shapes(self) -> dict:
+        """Every parameter name and its shape (the table in the module docstring)."""
+        d, C = self.d_model, self.n_outputs
+        shapes = {"tok_emb": (self.vocab_size, d)}
+        if self.positional_kind in ("learned", "fixed"):
+            shapes["pos_emb"] = (self.max_len, d)
+        for i in range(self.n_layers):
+            block = block_param_shapes(d, self.n_heads, self.d_k, self.d_v, self.d_mlp,
+                                       self.layer_norm is not None)
+            shapes.update({f"l{i}.{k}": s for k, s in block.items()})
+        if self.layer_norm == "pre":
+            shapes.update({"ln_f.g": (d,), "ln_f.b": (d,)})
+        shapes.update({"readout.W": (d, C), "readout.b": (C,)})
+        return shapes
+
+    def prepare(self) -> None:
+        """(Re)build the arrays of ``self.xp`` from ``self.params`` (call after editing params)."""
+        xp = self.xp
+        self.w = {k: xp.asarray(v) for k, v in self.params.items()}
+        self.rnd = make_rounder(self.precision, xp, xp.float64)
+        self.pos = Positional(self.positional_kind, self.d_model, table=self.w.get("pos_emb"))
+        self.blocks = [AttentionBlock(
+            {k.split(".", 1)[1]: v for k, v in self.w.items() if k.startswith(f"l{i}.")},
+            n_heads=self.n_heads, causal=self.causal, layer_norm=self.layer_norm, norm=self.norm,
+            activation=self.activation, residual=self.residual, scale=self.attn_scale,
+            eps=self.ln_eps, rnd=self.rnd, xp=xp) for i in range(self.n_layers)]
+        self._grids = {}
+
+    def _kwargs(self) -> dict:
+        return {"vocab_size": self.vocab_size, "d_model": self.d_model, "n_layers": self.n_layers,
+                "n_heads": self.n_heads, "d_k": self.d_k, "d_v": self.d_v, "d_mlp": self.d_mlp,
+                "n_outputs": self.n_outputs, "positional": self.positional_kind,
+                "causal": self.causal, "layer_norm": self.layer_norm or False, "norm": self.norm,
+                "activation": self.activation, "residual": self.residual,
+                "attn_scale": self.attn_scale, "max_len": self.max_len, "ln_eps": self.ln_eps}
+
+    @property
+    def config(self) -> dict:
+        """The :func:`models.registry.build_model` arguments that rebuild this model's shape
+        (``models.common.save_model`` stores them beside :attr:`params`)."""
+        k = self._kwargs()
+        return {"arch": self.arch, "vocab_size": k.pop("vocab_size"), "width": k.pop("d_model"),
+                "n_outputs": k.pop("n_outputs"), "layers": k.pop("n_layers"),
+                "heads": k.pop("n_heads"), **k,
+                "precision": None if self.precision is None else self.precision.name}
+
+    def _copy(self, **changes) -> "Transformer":
+        kw = {**self._kwargs(), "precision": self.precision, "xp": self.xp, "params": self.params,
+              **changes}
+        return Transformer(**kw)
+
+    def with_params(self, params: dict) -> "Transformer":
+        """A copy with some or all parameters replaced (names and shapes as :meth:`param_shapes`)."""
+        return self._copy(params={**self.params, **params})
+
+    def to_namespace(self, xp) -> "Transformer":
+        """A copy whose kernels run on Array API namespace ``xp`` (NumPy, CuPy, array-api-strict)."""
+        return self._copy(xp=xp)
+
+    def with_precision(self, precision) -> "Transformer":
+        """A copy at another precision (``None``: float64 reference mode)."""
+        return self._copy(precision=None if precision is None else parse_precision(precision))
+
+    @classmethod
+    def random(cls, vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs, *,
+               seed=0, **kwargs) -> "Transformer":
+        """Seeded random weights (initialisers in the module docstring); ``kwargs`` as the constructor."""
+        rng = np.random.default_rng(seed)
+        kwargs = dict(kwargs)
+        positional = kwargs.get("positional", "learned")
+        norm = kwargs.get("layer_norm", False) not in (False, None)
+        p = {"tok_emb": rng.normal(size=(vocab_size, d_model))}
+        rows = int(kwargs.pop("max_len", None) or 1024)
+        if isinstance(positional, str) and positional == "learned":
+            p["pos_emb"] = rng.normal(size=(rows, d_model))
+        elif isinstance(positional, str) and positional == "fixed":
+            p["pos_emb"] = np.zeros((rows, d_model))  # a fixed table the caller fills in
+        for i in range(n_layers):
+            block = init_block(rng, d_model, n_heads, d_k, d_v, d_mlp, norm)
+            p.update({f"l{i}.{k}": v for k, v in block.items()})
+        a = 1.0 / math.sqrt(d_model)
+        p["readout.W"] = rng.uniform(-a, a, size=(d_model, n_outputs))
+        p["readout.b"] = rng.uniform(-a, a, size=(n_outputs,))
+        p.update(kwargs.pop("params", None) or {})
+        return cls(vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs, params=p,
+                   **kwargs)
+
+    def save(self, path):
+        """Write the model to ``.npz`` (:func:`models.common.save_model`: config + parameters)."""
+        from models.common import save_model
+        return save_model(self, path)
+
+    @classmethod
+    def load(cls, path, **overrides) -> "Transformer":
+        """Read what :meth:`save` wrote; ``overrides`` replace saved arguments (``precision=``)."""
+        from models.common import load_model
+        return load_model(path, **overrides)
+
+    # -- running -------------------------------------------------------------------------
+    def _tokens(self, tokens):
+        xp = self.xp
+        t = tokens if is_array(tokens) and namespace_of(tokens) is xp else \
+            xp.asarray(np.asarray(to_numpy(tokens) if is_array(tokens) else tokens))
+        if t.ndim != 2 or not xp.isdtype(t.dtype, "integral"):
+            raise InvalidParameterError(f"tokens must be (B, N) integers, got {tuple(t.shape)} {t.dtype}")
+        if t.shape[0] * t.shape[1] and (int(xp.min(t)) < 0 or int(xp.max(t)) >= self.vocab_size):
+            raise InvalidParameterError(f"tokens must lie in [0, {self.vocab_size})")
+        if t.shape[1] < 1:
+            raise InvalidParameterError("need at least one position")
+        self.pos.check_length(t.shape[1])
+        return xp.astype(t, xp.int64)
+
+    def _output_position(self, output_position, n: int) -> int:
+        o = n - 1 if output_position is None else int(output_position)
+        o = o + n if o < 0 else o
+        if not 0 <= o < n:
+            raise InvalidParameterError(f"output position {output_position} outside [0, {n})")
+        return o
+
+    def embed(self, tokens):
+        """Token + positional vectors ``(B, N, d)``, rounded (tokens already validated)."""
+        xp = self.xp
+        B, N = tokens.shape
+        tok = xp.reshape(xp.take(self.w["tok_emb"], xp.reshape(tokens, (-1,)), axis=0), (B, N, -1))
+        return self.rnd(tok + self.pos.rows(xp.arange(N), xp)[None, :, :])  # (B, N, d)
+
+    def embed_at(self, tokens_at, position: int):
+        """The embedding of one position ``(B, d)``: row ``position`` of :meth:`embed`, bit for bit."""
+        xp = self.xp
+        tok = xp.take(self.w["tok_emb"], tokens_at, axis=0)  # (B, d)
+        return self.rnd(tok + self.pos.rows(xp.asarray([position]), xp))  # (B, d)
+
+    def readout(self, x):
+        """Final norm (pre-norm models) and readout: ``(..., d)`` -> logits ``(..., C)``."""
+        if self.layer_norm == "pre":
+            x = self.rnd(normalize(x, self.w["ln_f.g"], self.w["ln_f.b"], self.norm, self.ln_eps))
+        return self.rnd(self.xp.matmul(x, self.w["readout.W"]) + self.w["readout.b"])
+
+    def forward_all(self, tokens, *, max_block_elements=None):
+        """Logits at every position ``(B, N, C)``, attention in blocks of query rows.
+
+        At a precision the attention is a float64 softmax (row max as shift) whose output is
+        rounded; it agrees with :meth:`forward` to within the grid, not bit for bit.
+        """
+        x = self.embed(self._tokens(tokens))  # (B, N, d)
+        for block in self.blocks:
+            x = block.full(x, max_block_elements)  # (B, N, d)
+        return self.readout(x)  # (B, N, C)
+
+    def forward(self, tokens, output_position=None):
+        """Logits ``(B, C)`` at the output position (default the last) in O(N·m) for the top layer.
+
+        A 1-layer model computes exactly ``finish(partial(tokens, all positions))``: at a precision
+        its attention terms sit on the fixed-point grid and are summed in integers (DESIGN §3).
+        """
+        tokens = self._tokens(tokens)
+        o = self._output_position(output_position, tokens.shape[1])
+        if self.n_layers == 1:
+            return self.finish(self.partial(tokens, None, output_position=o), tokens[:, o])
+        x = self.embed(tokens)  # (B, N, d)
+        for block in self.blocks[:-1]:
+            x = block.full(x)  # (B, N, d)
+        return self.readout(self.blocks[-1].last(x, o))  # (B, C)
+
+    __call__ = forward
+
+    def __repr__(self) -> str:
+        p = self.precision.name if self.precision is not None else "float64-reference"
+        return (f"Transformer(V={self.vocab_size}, d={self.d_model}, L={self.n_layers}, "
+                f"H={self.n_heads}, d_k={self.d_k}, d_v={self.d_v}, d_mlp={self.d_mlp}, "
+                f"C={self.n_outputs}, positional={self.positional_kind!r}, causal={self.causal}, "
+                f"layer_norm={self.layer_norm}, precision={p})")
+
+
+def build_transformer(*, vocab_size, width, n_outputs, layers=1, heads=1, precision=None, seed=0,
+                      d_k=None, d_v=None, d_mlp=None, max_len=4096, xp=None, dtype="float64",
+                      **options) -> Transformer:
+    """Registry builder: :meth:`Transformer.random` with ``d_model = width``, ``heads`` heads of
+    ``d_k = d_v = width`` (the m of the bounds), an MLP of ``4 · width`` and a learned table of
+    ``max_len`` rows; other constructor options (``positional``, ``causal``, ...) pass through."""
+    if dtype != "float64":
+        raise InvalidParameterError("the Transformer computes in float64")
+    return Transformer.random(vocab_size, width, layers, heads, d_k or width, d_v or width,
+                              4 * width if d_mlp is None else d_mlp, n_outputs, seed=seed,
+                              precision=precision, xp=xp, max_len=max_len, **options)
