@@ -1,0 +1,29 @@
+"""Models as protocols: a model split between Alice and Bob, run and checked (DESIGN §1).
+
+* :mod:`.setup`: :func:`prepare` resolves names (task, architecture, precision, weights) into a
+  :class:`Simulation`, refusing architectures with no protocol of bounded cost.
+* :mod:`.recurrent`: any recurrent model, one way (Alice's prefix, then Bob's suffix; §8.1, §8.2).
+* :mod:`.transformer`: a 1-layer Transformer under any partition, one or two rounds (§8.3).
+* :mod:`.running`: the recurrence in time blocks, over a prefix tree, and greedy generation.
+* :mod:`.batch`: :func:`run_batch`, the pipeline on one batch: encode, protocol, unsplit model, checks.
+* :mod:`.api`: :func:`simulate` and :func:`verify`, the JSON of DESIGN §4.
+
+Examples
+--------
+>>> out = verify("string-equality", "elman", 3, "fixed:4:2", width=2, exhaustive=True)
+>>> out["instances"], out["faithful"], out["bits_per_message"], out["lower_bound_bits"]
+(64, 1.0, 8, 3)
+"""
+
+from .api import DEFAULT_INSTANCES, simulate, simulate_instance, verify
+from .batch import BatchResult, DistinctMessages, exhaustive_batches, random_batches, run_batch
+from .outputs import CotSpec, ModelRun, compare_runs
+from .recurrent import RecurrentSplit, split_point
+from .running import generate, prefix_tree_run, run_blocks
+from .setup import Simulation, answer_classes, prepare, refuse_unsplittable
+from .transformer import TransformerSplit
+
+__all__ = ["simulate", "verify", "simulate_instance", "prepare", "Simulation", "refuse_unsplittable",
+           "answer_classes", "RecurrentSplit", "TransformerSplit", "split_point", "run_batch",
+           "BatchResult", "exhaustive_batches", "random_batches", "DistinctMessages", "ModelRun",
+           "CotSpec", "compare_runs", "run_blocks", "prefix_tree_run", "generate", "DEFAULT_INSTANCES"]

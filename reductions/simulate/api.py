@@ -1,0 +1,198 @@
+"""``simulate`` (one instance, step by step) and ``verify`` (many or all instances): the JSON of DESIGN §4.
+
+Both take the names users type (or a ready model) and return plain JSON-ready dicts, which the
+CLI prints or renders and a sweep stores as rows.
+
+Examples
+--------
+>>> out = simulate("index-lookup", "lstm", 6, "fixed:8:4", width=2, x="101100", y="2")
+>>> out["bits_sent"], out["faithful"], out["truth"], out["lower_bound_bits"]
+(32, True, True, 6)
+>>> v = verify("index-lookup", "gru", 4, "fixed:6:3", width=2, exhaustive=True)
+>>> v["instances"], v["faithful"], v["distinct_messages"] <= 16
+(64, 1.0, True)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from commcomp.errors import InvalidParameterError
+
+from .batch import DistinctMessages, chunk_rows, exhaustive_batches, random_batches, run_batch
+from .setup import format_input, parse_input, prepare
+
+__all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
+
+DEFAULT_INSTANCES = 1000
+
+
+def _floats(a) -> list:
+    return [float(v) for v in np.asarray(a, dtype=np.float64).reshape(-1)]
+
+
+def _run_json(run, b: int, sim) -> dict:
+    out = {"logits": [_floats(z) for z in run.logits[b]],
+           "task_answers": np.asarray(run.answers[b]).tolist()}
+    if run.generated is not None:
+        out["generated"] = [int(t) for t in run.generated[b]]
+        out["generated_text"] = sim.task.render(run.generated[b], sim.task_n, limit=200)
+    return out
+
+
+def simulate_instance(sim, x=None, y=None, seed: int = 0):
+    """Run one instance through a prepared simulation; returns the :class:`BatchResult` (B = 1).
+
+    ``x`` / ``y``: rows (arrays) or text (``"0110"``, an index for INDEX); sampled from ``seed``
+    when missing.
+    """
+    problem, n = sim.problem, sim.n
+    xs, ys = problem.sample(n, 1, np.random.default_rng([int(seed), 2]))
+    if x is not None:
+        xs = parse_input(problem, n, x, "alice") if isinstance(x, str) else np.asarray(x).reshape(1, -1)
+    if y is not None:
+        ys = parse_input(problem, n, y, "bob") if isinstance(y, (str, int, np.integer)) \
+            else np.asarray(y).reshape((1,) + np.shape(ys)[1:])
+    return run_batch(sim, xs, ys)
+
+
+def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+             weights="random", x=None, y=None, seed=0, cot=False, model=None) -> dict:
+    """One instance, step by step: the ``simulate`` JSON of DESIGN §4 (and more for the table).
+
+    Fields beyond DESIGN's: ``layers, heads, tokens`` (the task sequence as token names),
+    ``read_positions, split`` (how the model is split), ``bits_per_message``, ``exact``,
+    ``max_abs_difference``, ``model_answer``, ``rounds[].numbers`` (each message decoded),
+    ``continuation`` (Bob's positions and tokens), ``cot_valid`` (chain of thought).
+    """
+    sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
+                  weights=weights, seed=seed, cot=cot, model=model)
+    res = simulate_instance(sim, x, y, seed)
+    owners = sim.split.owners
+    vocab = sim.task.vocabulary(sim.task_n)
+    tokens = [vocab[int(t)] if 0 <= t < len(vocab) else str(int(t)) for t in res.encoded.tokens[0]]
+    rounds = []
+    for m in res.transcript.messages:
+        bits = m.rows[0]
+        rounds.append({"sender": m.sender, "receiver": m.receiver, "bits": len(bits), "hex": bits.hex(),
+                       "label": m.label, "numbers": [{"name": k, "values": v} for k, v in
+                                                     _describe(sim, m)]})
+    split_at = getattr(sim.split, "split_at", None)
+    out = {
+        "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
+        "precision": {"name": sim.precision.name, "bits": sim.precision.bits},
+        "width": sim.width, "layers": sim.layers, "heads": sim.heads, "seed": int(seed),
+        "weights": sim.weights,
+        "x": format_input(sim.problem, sim.n, res.x[0], "alice"),
+        "y": format_input(sim.problem, sim.n, res.y[0], "bob"),
+        "tokens": tokens,
+        "owners": {"alice": [int(p) for p in np.nonzero(owners == 1)[0]], "bob": [int(p) for p in np.nonzero(owners == 2)[0]],
+                   "public": [int(p) for p in np.nonzero(owners == 0)[0]]},
+        "read_positions": [int(t) for t in sim.split.read],
+        "split": sim.split.describe(), "split_kind": sim.split.kind, "split_at": split_at,
+        "protocol_rounds": sim.split.rounds,
+        "rounds": rounds, "bits_sent": res.bits_sent, "bits_per_message": sim.bits_per_message,
+        "continuation": _continuation(sim, tokens),
+        "model_output": _run_json(res.reference, 0, sim), "protocol_output": _run_json(res.protocol, 0, sim),
+        "faithful": bool(res.faithful[0]) if res.exact else None, "exact": res.exact,
+        "max_abs_difference": res.max_abs_difference,
+        "answer": bool(res.answer[0]), "model_answer": bool(res.model_answer[0]),
+        "truth": bool(res.truth[0]), "correct": bool(res.correct[0]),
+        "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
+    }
+    if sim.cot:
+        out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, res.protocol.generated)[0])
+    return out
+
+
+def _continuation(sim, tokens) -> dict:
+    """What Bob computes after the messages: the recurrent suffix from the split on, or (1-layer
+    Transformer) his own partial sums over his and the public positions."""
+    split_at = getattr(sim.split, "split_at", None)
+    if split_at is not None:
+        positions = list(range(split_at, len(tokens)))
+    else:
+        positions = [int(p) for p in np.nonzero(sim.split.owners != 1)[0]]
+    return {"positions": positions, "tokens": [tokens[p] for p in positions]}
+
+
+def _describe(sim, message):
+    if sim.split.kind == "transformer":
+        return sim.split.describe_message(message.rows, 0, label=message.label)
+    return sim.split.describe_message(message.rows, 0)
+
+
+def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+           weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
+           method="prefix-tree", rows=None, progress=None) -> dict:
+    """A reduction and a model checked over ``instances`` random instances or all of them.
+
+    Returns the ``verify`` JSON of DESIGN §4: ``faithful`` and ``correct`` are fractions of the
+    instances (``faithful_count`` / ``correct_count`` count them; ``faithful`` is None when the
+    arithmetic is not exact, and ``max_abs_difference`` says by how much the passes differ);
+    ``distinct_messages`` counts Alice's distinct messages over the batch.
+
+    Parameters
+    ----------
+    method : {"prefix-tree", "plain"}
+        How exhaustive runs of recurrent models run the recurrence: over the prefix tree of the
+        inputs (shared prefixes computed once) or row by row.
+    rows : int, optional
+        Instances per chunk (default: about 2^23 tokens per chunk).
+    progress : callable ``(done, total)``, optional
+        Called after every chunk.
+    """
+    if method not in ("prefix-tree", "plain"):
+        raise InvalidParameterError(f"method must be 'prefix-tree' or 'plain', got {method!r}")
+    sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
+                  weights=weights, seed=seed, cot=cot, model=model)
+    size = chunk_rows(sim.split.length, rows)
+    if exhaustive:
+        total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
+        batches = exhaustive_batches(sim.problem, sim.n, size)
+        runner = method if sim.split.kind == "recurrent" else "plain"
+        # one message per x and Bob answers all of its y's (recurrent); per instance otherwise
+        group = len(sim.problem.bob_inputs(sim.n)) if sim.split.kind == "recurrent" else 1
+    else:
+        total = DEFAULT_INSTANCES if instances is None else int(instances)
+        if total < 1:
+            raise InvalidParameterError(f"instances must be >= 1, got {total}")
+        batches = random_batches(sim.problem, sim.n, total, size, np.random.default_rng([int(seed), 1]))
+        runner, group = "plain", 1
+    start = time.perf_counter()
+    saturations0 = sim.precision.saturations.count
+    counts = {"instances": 0, "faithful": 0, "correct": 0, "model_correct": 0}
+    diff, t_proto, t_ref, bits = 0.0, 0.0, 0.0, None
+    distinct, exact = DistinctMessages(), True
+    for x, y in batches:
+        res = run_batch(sim, x, y, alice_runner=runner, reference_runner=runner, group=group)
+        counts["instances"] += len(res.truth)
+        counts["faithful"] += int(res.faithful.sum())
+        counts["correct"] += int(res.correct.sum())
+        counts["model_correct"] += int((res.model_answer == res.truth).sum())
+        diff, exact = max(diff, res.max_abs_difference), exact and res.exact
+        t_proto, t_ref, bits = t_proto + res.seconds_protocol, t_ref + res.seconds_reference, res.bits_sent
+        distinct.add(res.alice_messages())
+        if progress is not None:
+            progress(counts["instances"], total)
+    k = max(1, counts["instances"])
+    return {
+        "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
+        "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
+        "weights": sim.weights, "seed": int(seed),
+        "instances": counts["instances"], "exhaustive": bool(exhaustive),
+        "method": runner if exhaustive else "plain",
+        "faithful": counts["faithful"] / k if exact else None, "faithful_count": counts["faithful"],
+        "exact": exact, "max_abs_difference": diff,
+        "correct": counts["correct"] / k, "correct_count": counts["correct"],
+        "model_correct_count": counts["model_correct"],
+        "bits_per_message": sim.bits_per_message if bits is None else bits,
+        "protocol_rounds": sim.split.rounds,
+        "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
+        "distinct_messages": distinct.count,
+        "saturations": sim.precision.saturations.count - saturations0,
+        "seconds": time.perf_counter() - start,
+        "seconds_protocol": t_proto, "seconds_reference": t_ref,
+    }

@@ -1,0 +1,177 @@
+"""Running a recurrent model over a batch: in blocks, over a prefix tree, and generating.
+
+Three ways to run the same recurrence, all bit-identical to ``model.run_layers`` over the whole
+sequence (a run split at any step is bit-identical to the unsplit one, see
+:mod:`models.recurrent.base`):
+
+* :func:`run_blocks` runs in blocks of at most ``BLOCK_STEPS`` steps and ``ROW_BLOCK`` rows, so
+  memory stays small and the arrays of a step stay in cache whatever the batch and the length
+  (measured here: an LSTM step on 8192 rows costs 4x more per row than on 2048), and keeps the
+  top layer's outputs only where they are read.
+* :func:`prefix_tree_run` runs level by level over the distinct prefixes of the rows: rows that
+  share a prefix share its steps, so all 2^n bit strings cost about 2^(n+1) steps instead of
+  n · 2^n.
+* :func:`generate` continues greedily, feeding back the argmax of the readout (chain of thought).
+
+No batch here ever has a single row: numpy's matmul of one row takes another BLAS path (gemv)
+whose last bits differ from those of a batch (a batch of one is padded to two).
+
+Examples
+--------
+>>> import numpy as np
+>>> from models.registry import build_model
+>>> model = build_model("gru", vocab_size=2, width=3, n_outputs=2, precision="fixed:8:4")
+>>> tokens = np.array([[0, 1, 1], [0, 1, 0], [1, 1, 0], [0, 1, 1]])
+>>> s1, y1 = run_blocks(model, tokens, read_at=[2])
+>>> s2, y2 = prefix_tree_run(model, tokens, read_at=[2])
+>>> all(np.array_equal(s1[k], s2[k]) for k in s1), np.array_equal(y1[2], y2[2])
+(True, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from commcomp.backend import namespace_of, to_numpy
+
+__all__ = ["run_blocks", "prefix_tree_run", "generate", "readout", "take_rows", "concat_rows",
+           "BLOCK_STEPS", "ROW_BLOCK"]
+
+BLOCK_STEPS = 32
+ROW_BLOCK = 2048
+
+
+def take_rows(state: dict, index) -> dict:
+    """Rows ``index`` (a host integer array or a slice) of every array of a dict."""
+    out = {}
+    for k, v in state.items():
+        if isinstance(v, np.ndarray) or isinstance(index, slice):
+            out[k] = v[index]
+        else:  # another Array API namespace: index with its own array
+            xp = namespace_of(v)
+            out[k] = xp.take(v, xp.asarray(np.asarray(index, dtype=np.int64)), axis=0)
+    return out
+
+
+def concat_rows(parts: list[dict]) -> dict:
+    """Row-wise concatenation of dicts of arrays with the same keys."""
+    if len(parts) == 1:
+        return parts[0]
+    return {k: namespace_of(parts[0][k]).concat([p[k] for p in parts], axis=0) for k in parts[0]}
+
+
+def _row_slices(B: int, size: int = ROW_BLOCK) -> list[slice]:
+    """Slices of ``size`` rows covering ``range(B)``, none of a single row (unless B == 1)."""
+    if B <= size + size // 2:
+        return [slice(0, B)]
+    cuts = list(range(0, B, size)) + [B]
+    if cuts[-1] - cuts[-2] < 2:
+        cuts.pop(-2)
+    return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _run_rows(model, tokens, state, read, block):
+    B, T = tokens.shape
+    cuts = sorted({t + 1 for t in read} | set(range(block, T, block)) | {T})
+    out, start = {}, 0
+    for stop in cuts:
+        if stop <= start:
+            continue
+        state, y = model.run_layers(tokens[:, start:stop], state)  # y (B, stop-start, d)
+        if stop - 1 in read:
+            out[stop - 1] = y[:, -1, :]
+        start = stop
+    return state, out
+
+
+def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS):
+    """Run ``tokens`` ``(B, T)`` from ``state``; returns ``(state, {t: y_t (B, d)})``.
+
+    ``read_at`` lists positions (relative to ``tokens``) whose top-layer output is kept.
+    """
+    tokens = np.asarray(tokens)
+    B, T = tokens.shape
+    read = sorted({int(t) for t in read_at})
+    if any(t < 0 or t >= T for t in read):
+        raise ValueError(f"read positions {read} outside [0, {T})")
+    if state is None:
+        state = model.init_state(B)
+    parts = [_run_rows(model, tokens[rows], take_rows(state, rows), read, block) for rows in _row_slices(B)]
+    outs = {t: concat_rows([{"y": p[1][t]} for p in parts])["y"] for t in read}
+    return concat_rows([p[0] for p in parts]), outs
+
+
+def _step_nodes(model, tokens_t, parent_state):
+    """One step for every node of a level, in row blocks; a single node is padded to two."""
+    G = tokens_t.shape[0]
+    if G == 1:
+        state, y = model.run_layers(np.concatenate([tokens_t, tokens_t])[:, None],
+                                    concat_rows([parent_state, parent_state]))
+        return take_rows(state, slice(0, 1)), y[:1, -1, :]
+    parts = []
+    for rows in _row_slices(G):
+        state, y = model.run_layers(tokens_t[rows][:, None], take_rows(parent_state, rows))
+        parts.append((state, y[:, -1, :]))
+    return concat_rows([p[0] for p in parts]), concat_rows([{"y": p[1]} for p in parts])["y"]
+
+
+def prefix_tree_run(model, tokens, read_at=()):
+    """Run every row of ``tokens`` ``(R, T)`` from the initial state, sharing common prefixes.
+
+    Rows are sorted lexicographically; at level t the distinct prefixes of length t + 1 are the
+    runs of rows that agree on columns ``0..t``, and each takes one step from its parent's state.
+    Returns ``(state, {t: y_t})`` per row in the original order, like :func:`run_blocks`.
+    """
+    tokens = np.asarray(tokens)
+    R, T = tokens.shape
+    read = {int(t) for t in read_at}
+    if R == 0 or T == 0:
+        return run_blocks(model, tokens, read_at=read_at)
+    order = np.lexsort(tokens.T[::-1])  # rows in lexicographic order
+    tok = tokens[order]  # (R, T)
+    fresh = np.empty((R, T), dtype=bool)
+    fresh[0] = True
+    fresh[1:] = tok[1:] != tok[:-1]
+    fresh = np.logical_or.accumulate(fresh, axis=1)  # a new node at level t starts at row r
+    state = model.init_state(1)
+    node_of_row = np.zeros(R, dtype=np.int64)  # level -1: the root, one node
+    outputs = {}
+    for t in range(T):
+        starts = np.nonzero(fresh[:, t])[0]  # (G,) first (sorted) row of each node
+        state, y = _step_nodes(model, tok[starts, t], take_rows(state, node_of_row[starts]))
+        node_of_row = np.cumsum(fresh[:, t]) - 1  # (R,) node of each sorted row at level t
+        if t in read:
+            outputs[t] = (y, node_of_row)
+    inverse = np.empty(R, dtype=np.int64)
+    inverse[order] = np.arange(R)
+    final = take_rows(state, node_of_row[inverse])
+    return final, {t: take_rows({"y": y}, nodes[inverse])["y"] for t, (y, nodes) in outputs.items()}
+
+
+def readout(model, y):
+    """``model.readout`` of the top outputs ``y`` ``(B, d)``, in row blocks (a matmul of 65,536
+    rows by a (16, 2) readout took 60 ms here, the same rows in blocks of 2048 under 1 ms)."""
+    B = y.shape[0]
+    if B <= ROW_BLOCK + ROW_BLOCK // 2:
+        return model.readout(None, y)
+    parts = [{"z": model.readout(None, y[rows])} for rows in _row_slices(B)]
+    return concat_rows(parts)["z"]
+
+
+def generate(model, state, logits, steps: int):
+    """Greedy continuation: ``steps`` times, feed ``argmax(logits)`` and read out again.
+
+    Returns ``(state, tokens (B, steps) int64, logits (B, steps + 1, C))``: the logits before
+    each generated token and after the last one.
+    """
+    xp = model.xp
+    tokens, history = [], [logits]
+    for _ in range(int(steps)):
+        nxt = xp.astype(xp.argmax(logits, axis=-1), xp.int64)  # (B,)
+        tokens.append(to_numpy(nxt))
+        state, y = model.run_layers(xp.reshape(nxt, (-1, 1)), state)
+        logits = readout(model, y[:, -1, :])  # (B, C)
+        history.append(logits)
+    B = logits.shape[0]
+    toks = np.stack(tokens, axis=1) if tokens else np.zeros((B, 0), dtype=np.int64)
+    return state, toks, np.stack([to_numpy(h) for h in history], axis=1)

@@ -1,0 +1,338 @@
+"""Resolving what a simulation runs: the reduction, the problem, the model and the split.
+
+:func:`prepare` turns the names users type (task, architecture, precision, ...) into a
+:class:`Simulation`: the reduction and its problem at size n, a model (random weights, a
+construction, a saved file, or a ready model object), and the split that runs the model as a
+protocol (:class:`~reductions.simulate.recurrent.RecurrentSplit` or
+:class:`~reductions.simulate.transformer.TransformerSplit`). Architectures with no protocol of
+bounded cost are refused here, before any model is built.
+
+Examples
+--------
+>>> sim = prepare("index-lookup", "lstm", 6, "fixed:8:4", width=3)
+>>> sim.split.kind, sim.bits_per_message, sim.lower_bound_bits, sim.theorem
+('recurrent', 48, 6, 'BHBK-IL-RNN')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from commcomp.architectures import get_architecture
+from commcomp.errors import InvalidParameterError, UnknownNameError, UnsupportedSplitError
+from commcomp.precision import Precision, parse_precision
+from commcomp.problems import Problem, get_problem
+
+from ..base import Reduction
+from ..registry import get_reduction
+
+__all__ = ["Simulation", "prepare", "refuse_unsplittable", "answer_classes", "MAX_N", "DEFAULT_WIDTH",
+           "format_input", "parse_input"]
+
+MAX_N = 1 << 20          # problem sizes beyond this are refused (token arrays would not fit)
+DEFAULT_WIDTH = 4
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """Everything one simulation needs, resolved.
+
+    Attributes
+    ----------
+    reduction, problem : the reduction and its two-party problem
+    n : int
+        The problem size; ``task_n`` is the task's size parameter (``reduction.task_size(n)``).
+    model : the model (a ``RecurrentModel`` or a 1-layer ``Transformer``)
+    arch, width, layers, heads : str, int or None, int, int
+        What was asked for (``width`` is None for a ready model whose width is not known).
+    precision : Precision
+        The model's number format (the message code).
+    weights : str
+        ``random``, ``construction``, a file name, or ``model`` (a model object was given).
+    seed : int
+    cot : bool
+        Bob generates a chain of thought (IsTree) after the input.
+    split : RecurrentSplit or TransformerSplit
+        The protocol that runs the model split between Alice and Bob.
+    """
+
+    reduction: Reduction
+    problem: Problem
+    n: int
+    task_n: int
+    model: object
+    arch: str
+    width: int | None
+    layers: int
+    heads: int
+    precision: Precision
+    weights: str
+    seed: int
+    cot: bool
+    split: object
+
+    @property
+    def task(self):
+        return self.reduction.task
+
+    @property
+    def bits_per_message(self) -> int:
+        """Bits each instance pays (every message of the protocol, all rounds)."""
+        return self.split.bits_per_instance
+
+    @property
+    def one_way(self) -> bool:
+        return self.split.rounds == 1
+
+    @property
+    def lower_bound_bits(self) -> int:
+        """D^{A->B}(f) at n for one-way protocols, D(f) for two-round ones (exact, commcomp.problems)."""
+        if self.one_way:
+            return self.problem.deterministic_one_way_bits(self.n)
+        return self.problem.deterministic_bits(self.n)
+
+    @property
+    def theorem(self) -> str:
+        """Catalogue id of the lower bound this simulation makes concrete."""
+        return _theorem_id(self.reduction, self.split.kind, self.one_way)
+
+    def describe(self) -> dict:
+        return {"task": self.task.name, "problem": self.problem.name, "arch": self.arch, "n": self.n,
+                "precision": self.precision.name, "width": self.width, "layers": self.layers,
+                "heads": self.heads}
+
+
+def _theorem_id(reduction: Reduction, kind: str, one_way: bool) -> str:
+    if kind == "recurrent":
+        return reduction.source
+    try:
+        from commcomp.bounds import list_bounds
+
+        rows = [b for b in list_bounds(task=reduction.task_name, arch="transformer", layers=1, kind="lower")
+                if b.problem in (reduction.problem, None) and not b.randomized]
+    except (ImportError, UnknownNameError):  # pragma: no cover - the catalogue is optional here
+        rows = []
+    wanted = "one-way" if one_way else "two-round"
+    exact = [b for b in rows if b.problem == reduction.problem and wanted in (b.split or "")]
+    if exact:
+        return exact[0].id
+    return "BHBK-Bool-LB-1TF-1W" if one_way else "BHBK-Bool-LB-1TF-2R"
+
+
+def refuse_unsplittable(arch: str, layers: int, reduction: Reduction | None = None) -> None:
+    """Raise :class:`UnsupportedSplitError` for architectures with no protocol of bounded cost.
+
+    Examples
+    --------
+    >>> refuse_unsplittable("transformer", 2)
+    Traceback (most recent call last):
+    ...
+    commcomp.errors.UnsupportedSplitError: a 2-layer Transformer cannot be split at bounded cost: ...
+    """
+    spec = get_architecture(arch)
+    if spec.name == "hybrid":
+        raise UnsupportedSplitError(
+            "a hybrid cannot be split at bounded cost: its attention layer sits above the recurrent "
+            "layers, so every key and value it reads is a recurrent output that depends on the whole "
+            "prefix, Alice's and Bob's tokens mixed; no protocol whose cost is independent of N is "
+            "known (WDL's separation), so commcomp refuses rather than simulate it badly")
+    if spec.name == "transformer" and int(layers) != 1:
+        raise UnsupportedSplitError(
+            f"a {layers}-layer Transformer cannot be split at bounded cost: the top layer's attention "
+            "reads layer-1 outputs at every position, each of which attends over both parties' "
+            "positions, so partial sums no longer add up (BHBK's depth separation); only 1-layer "
+            "Transformers are simulated (theorems.md §8.3)")
+    if spec.arch_class not in ("recurrent", "transformer"):
+        raise UnsupportedSplitError(f"{spec.name} ({spec.arch_class}) has no protocol simulation")
+    if reduction is not None and spec.arch_class == "recurrent" and reduction.split != "prefix-suffix":
+        raise UnsupportedSplitError(
+            f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
+            f"{reduction.split}, but a recurrent model is "
+            "simulated one way only: Alice must hold a prefix and Bob the suffix"
+            + (" (a bounded Dyck language is regular, so an interleaved split would prove nothing "
+               "for RNNs)" if reduction.split == "interleaved-partition" else ""))
+
+
+def answer_classes(reduction: Reduction, n: int, cot: bool = False) -> int:
+    """Readout outputs a model needs: 2 for bool answers, the alphabet for symbols, the vector's
+    dimension for vector answers, the vocabulary for a chain of thought (a language-model head)."""
+    task, task_n = reduction.task, reduction.task_size(n)
+    if cot:
+        return task.vocab_size(task_n)
+    if task.answer_kind == "bool":
+        return 2
+    if task.answer_kind == "symbol":
+        for attr in ("alphabet", "values"):
+            if isinstance(getattr(task, attr, None), int):
+                return int(getattr(task, attr))
+        return task.vocab_size(task_n)
+    problem = get_problem(reduction.problem)
+    x, y = problem.sample(n, 1, np.random.default_rng(0))
+    return int(reduction.task_answers(reduction.encode(x, y, n)).shape[-1])
+
+
+def _check_int(value, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        top = f" and <= {high}" if high is not None else ""
+        raise InvalidParameterError(f"{name} must be >= {low}{top}, got {value}")
+    return int(value)
+
+
+def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, cot):
+    task_n = reduction.task_size(n)
+    vocab, classes = reduction.task.vocab_size(task_n), answer_classes(reduction, n, cot)
+    spec = get_architecture(arch)
+    hyper = {}
+    if spec.name == "transformer":
+        hyper["max_len"] = max(4096, reduction.length(n))
+    if weights == "random":
+        from models.registry import build_model
+
+        return build_model(spec.name, vocab_size=vocab, width=width, n_outputs=classes, layers=layers,
+                           heads=heads, precision=precision, seed=seed, **hyper)
+    if weights == "construction":
+        try:
+            from models.constructions import build_construction
+        except ImportError:  # pragma: no cover - the registry is optional
+            raise InvalidParameterError("no construction registry (models.constructions) is available; "
+                                        "use --weights random or a FILE.npz") from None
+        return build_construction(reduction.task_name, spec.name, n=task_n, precision=precision, width=width,
+                                  layers=layers, heads=heads, n_outputs=classes, vocab_size=vocab, seed=seed)
+    path = Path(weights)
+    if not path.is_file():
+        raise InvalidParameterError(f"--weights must be random, construction or an existing .npz file; "
+                                    f"{weights!r} is none of these")
+    from models.common import load_model
+
+    return load_model(path, precision=precision.name)
+
+
+def _check_model(model, reduction, n, cot):
+    task_n = reduction.task_size(n)
+    vocab = reduction.task.vocab_size(task_n)
+    if getattr(model, "vocab_size", vocab) < vocab:
+        raise InvalidParameterError(f"the model reads {model.vocab_size} token ids, the task needs {vocab}")
+    classes = answer_classes(reduction, n, cot)
+    if getattr(model, "n_outputs", classes) < classes:
+        raise InvalidParameterError(f"the model has {model.n_outputs} outputs, the task needs {classes}")
+
+
+def _model_width(model, default):
+    """The width m of a model built elsewhere (a construction or a file sets its own)."""
+    if hasattr(model, "d_model"):
+        return int(model.d_model)
+    layers = getattr(model, "layers", None)
+    if layers:
+        return int(layers[0].d_out)
+    return default
+
+
+def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+            weights="random", seed=0, cot=False, model=None) -> Simulation:
+    """Resolve names into a :class:`Simulation` (see the module docstring).
+
+    Parameters
+    ----------
+    task : str
+        Task registry name or alias (``index-lookup``, ...).
+    arch : str, optional
+        Architecture registry name; taken from ``model.arch`` when a model is given.
+    n : int
+        Problem size.
+    precision : str or Precision
+        Number format of the model (and of its messages).
+    width, layers, heads : int
+        Model size (width default 4).
+    problem : str, optional
+        Picks the reduction when a task has several (default: the task's own).
+    weights : {"random", "construction"} or path
+        Where the weights come from; ignored when ``model`` is given.
+    seed : int
+        Seed of random weights.
+    cot : bool
+        Chain of thought: Bob generates the task's CoT after the input (IsTree).
+    model : object, optional
+        A ready model (its precision is used as it is).
+
+    Raises
+    ------
+    UnknownNameError, InvalidParameterError, UnsupportedSplitError, TooLargeError
+    """
+    reduction = get_reduction(task, problem)
+    n = _check_int(n, "n", max(1, reduction.min_n), MAX_N)
+    reduction.check_n(n)
+    prob = get_problem(reduction.problem)
+    if cot and not hasattr(reduction.task, "check_cot"):
+        raise InvalidParameterError(f"task {reduction.task_name} has no chain of thought")
+    if model is not None:
+        arch = getattr(model, "arch", arch)
+        layers = getattr(model, "n_layers", layers)
+        heads = getattr(model, "n_heads", heads)
+        weights = "model"
+        prec = getattr(model, "precision", None)  # None: float64 reference mode, float64's code
+        precision = prec if prec is not None else parse_precision("float64")
+    else:
+        precision = parse_precision(precision)
+    if arch is None:
+        raise InvalidParameterError("an architecture (arch) is needed when no model is given")
+    spec = get_architecture(arch)
+    layers = _check_int(layers, "layers", 1, 64)
+    heads = _check_int(heads, "heads", 1, 1024)
+    refuse_unsplittable(spec.name, layers, reduction)
+    if model is None:
+        width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, 4096)
+        if spec.width_multiple_of == "heads" and width % heads:
+            raise InvalidParameterError(f"{spec.name}: width {width} is not a multiple of heads {heads}")
+        model = _build(spec.name, reduction, n, precision, width, layers, heads, weights, seed, cot)
+    _check_model(model, reduction, n, cot)
+    if weights != "random":  # a construction or a file sets its own sizes
+        width = _model_width(model, width)
+        layers, heads = int(getattr(model, "n_layers", layers)), int(getattr(model, "n_heads", heads))
+        refuse_unsplittable(spec.name, layers, reduction)
+    if spec.arch_class == "recurrent":
+        from .recurrent import RecurrentSplit
+
+        split = RecurrentSplit(model, reduction, n, cot=cot)
+    else:
+        if cot:
+            raise InvalidParameterError("chain of thought is simulated for recurrent models only")
+        from .transformer import TransformerSplit
+
+        split = TransformerSplit(model, reduction, n)
+    return Simulation(reduction, prob, n, reduction.task_size(n), model, spec.name, width, layers, heads,
+                      precision, str(weights), int(seed), bool(cot), split)
+
+
+# -- problem inputs as text ----------------------------------------------------------------------
+def _is_index_like(problem: Problem, n: int) -> bool:
+    return np.asarray(problem.bob_inputs(min(n, 2))).ndim == 1
+
+
+def format_input(problem: Problem, n: int, value, party: str):
+    """One party's input as users type it: a bit string, or an integer index (INDEX's y)."""
+    arr = np.asarray(value)
+    if party == "bob" and arr.ndim == 0:
+        return int(arr)
+    return "".join(str(int(b)) for b in arr.reshape(-1))
+
+
+def parse_input(problem: Problem, n: int, text: str, party: str) -> np.ndarray:
+    """Parse ``--x`` / ``--y``: bits (``0110``), or an integer index for INDEX's y. Returns one row."""
+    text = str(text).strip()
+    if party == "bob" and _is_index_like(problem, n):
+        try:
+            value = int(text)
+        except ValueError:
+            raise InvalidParameterError(f"y must be an index in [0, {n}), got {text!r}") from None
+        if not 0 <= value < n:
+            raise InvalidParameterError(f"y must be an index in [0, {n}), got {value}")
+        return np.array([value], dtype=np.int64)
+    if len(text) != n or any(c not in "01" for c in text):
+        raise InvalidParameterError(f"{'x' if party == 'alice' else 'y'} must be {n} bits (0/1), got {text!r}")
+    return np.array([[int(c) for c in text]], dtype=np.uint8)
+

@@ -1,0 +1,199 @@
+"""Witnesses: inputs on which an undersized model must fail, found by message collision.
+
+The lower bound made concrete. If Alice's message has fewer bits than the problem's
+communication complexity, two of her inputs x != x' send the same message; when some y has
+f(x, y) != f(x', y), Bob sees the same transcript on (x, y) and (x', y) and answers both the
+same, so the model is wrong on one of them. :func:`find_witness`
+
+1. hashes Alice's messages (packed bits) over all of her inputs when there are at most
+   ``budget`` of them, or over a seeded stream of random inputs until a birthday collision;
+2. for a colliding pair, looks for a y that separates them (all of Bob's inputs when there are
+   few, else unit vectors, x, x', their complements and random ones);
+3. runs the unsplit model on (x, y) and (x', y), checks that it answers both the same, and says
+   on which one it is wrong.
+
+With two rounds (a 1-layer Transformer whose query Bob sends first) Alice's reply depends on y
+too, so the collision is sought among her replies to one fixed y at a time.
+
+When nothing is found, the result says how many inputs were tried, and that this proves nothing.
+
+Examples
+--------
+>>> w = find_witness("index-lookup", "lstm", 24, "fixed:4:2", width=2, seed=0)
+>>> w["found"], w["bits_per_message"], w["lower_bound_bits"]
+(True, 16, 24)
+>>> w["model_answer_x"] == w["model_answer_x_prime"], w["truth_x"] != w["truth_x_prime"]
+(True, True)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from commcomp.errors import InvalidParameterError
+from commcomp.problems import all_bit_strings
+from commcomp.protocol import ALICE, run_protocol
+
+from .simulate.batch import run_batch
+from .simulate.setup import format_input, prepare
+
+__all__ = ["find_witness", "DEFAULT_BUDGET", "separating_inputs"]
+
+DEFAULT_BUDGET = 1 << 20
+_CHUNK = 4096
+_ENUMERATE_Y = 1 << 16
+
+
+def _messages(sim, x, y, runner: str) -> np.ndarray:
+    """Alice's whole side of the transcript on ``(x, y)``, packed: ``(B, bytes)`` uint8."""
+    encoded = sim.reduction.encode(x, y, sim.n)
+    alice_in, bob_in, public = sim.split.party_inputs(encoded, y)
+    transcript = run_protocol(sim.split.protocol(alice_runner=runner), alice_in, bob_in, public)
+    rows = [m.rows.array for m in transcript.messages if m.sender == ALICE]
+    return np.packbits(np.concatenate(rows, axis=1), axis=1)
+
+
+def separating_inputs(problem, n: int, x, x_prime, rng: np.random.Generator, extra: int = 256) -> np.ndarray:
+    """Bob's inputs to try on a colliding pair: all of them when there are few (<= 65536); else
+    the unit vectors, x, x', their complements and ``extra`` random ones."""
+    ys = None
+    if problem.bob_input_bits(n) <= 16:
+        ys = problem.bob_inputs(n)
+    if ys is None:
+        x, x_prime = np.asarray(x, np.uint8), np.asarray(x_prime, np.uint8)
+        ys = np.concatenate([np.eye(n, dtype=np.uint8), np.stack([x, x_prime, 1 - x, 1 - x_prime]),
+                             rng.integers(0, 2, size=(extra, n), dtype=np.uint8)])
+    return ys
+
+
+def _separating_y(problem, n, x, x_prime, rng):
+    ys = separating_inputs(problem, n, x, x_prime, rng)
+    k = len(ys)
+    fx = problem.evaluate(np.repeat(x[None, :], k, axis=0), ys)
+    fx2 = problem.evaluate(np.repeat(x_prime[None, :], k, axis=0), ys)
+    hits = np.nonzero(fx != fx2)[0]
+    return ys[hits[0]] if hits.size else None
+
+
+def _stream(n: int, budget: int, rng, enumerate_all: bool):
+    """Chunks of Alice's inputs: all of them in order, or random ones up to ``budget``."""
+    if enumerate_all:
+        xs = all_bit_strings(n)
+        for start in range(0, len(xs), _CHUNK * 4):
+            yield xs[start:start + _CHUNK * 4]
+        return
+    done = 0
+    while done < budget:
+        size = min(_CHUNK, budget - done)
+        yield rng.integers(0, 2, size=(size, n), dtype=np.uint8)
+        done += size
+
+
+def _collide(seen: dict, keys: np.ndarray, xs: np.ndarray):
+    """Add packed messages ``keys`` of inputs ``xs`` to ``seen``; yield pairs with equal messages."""
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    for row in range(len(xs)):  # within the chunk: rows whose message an earlier row sent
+        f = first[inverse[row]]
+        if f != row and not np.array_equal(xs[f], xs[row]):
+            yield xs[f], xs[row]
+    for f in first:
+        key = keys[f].tobytes()
+        other = seen.get(key)
+        if other is None:
+            seen[key] = xs[f].copy()
+        elif not np.array_equal(other, xs[f]):
+            yield other, xs[f]
+
+
+def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+                 weights="random", budget=None, seed=0, cot=False, model=None, progress=None) -> dict:
+    """Find x != x' and y on which the model, split as a protocol, must fail (module docstring).
+
+    Returns the ``witness`` JSON of DESIGN §4 (``found, x, x_prime, y, model_answer_x, ...,
+    tried``) and ``method`` (``enumerate`` or ``birthday``), ``message`` (the shared message in
+    hex), ``wrong_on`` (``"x"`` or ``"x_prime"``), ``outputs_identical`` (the unsplit model's
+    outputs on both, bit for bit), ``seconds`` and a ``note``.
+
+    Parameters
+    ----------
+    budget : int, optional
+        Most of Alice's inputs hashed (default 2^20); all are enumerated when there are no more.
+    progress : callable ``(tried, budget)``, optional
+    """
+    start = time.perf_counter()
+    sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
+                  weights=weights, seed=seed, cot=cot, model=model)
+    budget = DEFAULT_BUDGET if budget is None else int(budget)
+    if budget < 2:
+        raise InvalidParameterError(f"budget must be >= 2, got {budget}")
+    prob, n = sim.problem, sim.n
+    rng = np.random.default_rng([int(seed), 3])
+    enumerate_all = n <= 24 and (1 << n) <= budget
+    runner = "prefix-tree" if (enumerate_all and sim.split.kind == "recurrent") else "plain"
+    two_round = sim.split.rounds == 2
+    y_cycle = prob.bob_inputs(n) if prob.bob_input_bits(n) <= 16 else None
+    seen: dict = {}
+    tried, found, chunk_no = 0, None, 0
+    for xs in _stream(n, budget, rng, enumerate_all):
+        if two_round:  # Alice's reply depends on Bob's query: collide among replies to one y
+            if y_cycle is not None:
+                y_one = y_cycle[chunk_no % len(y_cycle)]
+            else:
+                y_one = rng.integers(0, 2, size=n, dtype=np.uint8)
+            ys = np.repeat(np.asarray(y_one)[None, ...], len(xs), axis=0).reshape((len(xs),) + np.shape(y_one))
+            table = seen.setdefault(("y", np.asarray(y_one).tobytes()), {})
+        else:
+            ys = np.repeat(prob.bob_inputs(n)[:1], len(xs), axis=0) if y_cycle is not None else \
+                np.zeros_like(xs)
+            table = seen
+        keys = _messages(sim, xs, ys, runner)
+        tried += len(xs)
+        chunk_no += 1
+        for a, b in _collide(table, keys, xs):
+            if two_round:
+                y = ys[0]
+                if bool(prob.evaluate(a[None], y[None])[0]) != bool(prob.evaluate(b[None], y[None])[0]):
+                    found = (a, b, y)
+                    break
+            else:
+                y = _separating_y(prob, n, a, b, rng)
+                if y is not None:
+                    found = (a, b, y)
+                    break
+        if progress is not None:
+            progress(tried, budget)
+        if found is not None:
+            break
+    out = {"task": sim.task.name, "problem": prob.name, "arch": sim.arch, "n": n,
+           "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
+           "weights": sim.weights, "seed": int(seed), "bits_per_message": sim.bits_per_message,
+           "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
+           "method": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
+           "found": found is not None}
+    if found is None:
+        what = "all" if enumerate_all else "random"
+        out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None, "model_answer_x_prime": None,
+                    "truth_x": None, "truth_x_prime": None,
+                    "note": f"no witness among {tried} {what} inputs of Alice; this proves nothing (the model "
+                            "may still be wrong somewhere, and a bigger budget may find one)"})
+    else:
+        a, b, y = found
+        res = run_batch(sim, np.stack([a, b]), np.stack([y, y]))
+        answers = res.model_answer
+        same = bool(np.array_equal(res.reference.logits[0].view(np.uint64), res.reference.logits[1].view(np.uint64)))
+        out.update({
+            "x": format_input(prob, n, a, "alice"), "x_prime": format_input(prob, n, b, "alice"),
+            "y": format_input(prob, n, y, "bob"),
+            "model_answer_x": bool(answers[0]), "model_answer_x_prime": bool(answers[1]),
+            "truth_x": bool(res.truth[0]), "truth_x_prime": bool(res.truth[1]),
+            "wrong_on": "x" if bool(answers[0]) != bool(res.truth[0]) else "x_prime",
+            "message": res.transcript.messages[-1].rows[0].hex(), "outputs_identical": same,
+            "note": (f"x and x' send the same {sim.bits_per_message}-bit message, so the model answers "
+                     f"them the same on y, but f differs: it is wrong on "
+                     f"{'x' if bool(answers[0]) != bool(res.truth[0]) else 'x_prime'}"),
+        })
+    out["seconds"] = time.perf_counter() - start
+    return out
