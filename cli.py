@@ -153,6 +153,47 @@ def _list_rows(what: str):
                  "quantity": b.quantity, "formula": str(b.formula) if b.formula is not None else "-",
                  "tag": "".join(b.tags), "label": b.label} for b in BOUNDS]
         return rows, ["id", "paper", "task", "arch_class", "kind", "quantity", "formula", "tag"]
+    if what == "tasks":
+        from reductions.registry import DEFAULT_PROBLEM, TASKS, list_reductions
+
+        by_task = {}
+        for r in list_reductions():
+            by_task.setdefault(r.task_name, []).append(r)
+        rows = [{"name": t.name, "aliases": list(t.aliases), "answer": t.answer_kind,
+                 "problems": [f"{r.problem}{' (default)' if r.problem == DEFAULT_PROBLEM.get(t.name) else ''}"
+                              for r in by_task.get(t.name, [])],
+                 "split": sorted({r.split for r in by_task.get(t.name, [])}),
+                 "source": sorted({f"{r.source} {r.section}" for r in by_task.get(t.name, [])})}
+                for t in (TASKS[k] for k in sorted(TASKS))]
+        return rows, ["name", "aliases", "answer", "problems", "split", "source"]
+    if what == "archs":
+        from commcomp.architectures import list_architectures, state_numbers_formula
+        from commcomp.errors import UnsupportedSplitError as _Unsplittable
+        from models.registry import available_architectures
+        from reductions.simulate.setup import refuse_unsplittable
+
+        built = set(available_architectures())
+        rows = []
+        for a in list_architectures():
+            try:
+                refuse_unsplittable(a.name, 1)
+                split = "one-way, state" if a.arch_class == "recurrent" else "partition, 1 layer only"
+            except _Unsplittable:
+                split = "refused"
+            try:
+                state = str(state_numbers_formula(a))
+            except _Unsplittable:
+                state = "-"
+            rows.append({"name": a.name, "class": a.arch_class, "aliases": list(a.aliases),
+                         "hyper": ", ".join(f"{k}={v}" for k, v in a.defaults().items()),
+                         "state_numbers": state, "simulation": split, "model": a.name in built,
+                         "description": a.description})
+        return rows, ["name", "class", "aliases", "hyper", "state_numbers", "simulation", "model"]
+    if what == "constructions":
+        from models.constructions import list_constructions
+
+        rows = [s.row() for s in list_constructions()]
+        return rows, ["name", "task", "arch", "layers", "heads", "source", "tag", "width"]
     raise CLIError(f"list: nothing registered under {what!r} yet")
 
 
@@ -245,20 +286,20 @@ def cmd_sweep_run(args):
     from reductions.sweep.report import flatten, sort_rows
 
     rows = sort_rows(rows, axes_values)
-    if args.plot:
-        from reductions.sweep.plot import plot_sweep
-
-        plot_sweep(rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
     overhead = summary.overhead
     ran = (f"ran {summary.ran} ({summary.failed} failed), skipped {summary.skipped} already done; {summary.engine} "
            f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
            + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
         f"all {summary.points} points already done (--force recomputes them)"
-    totals = f"{summary.points} points: {ran}; database {db}" + (f"; plot {args.plot}" if args.plot else "")
+    totals = f"{summary.points} points: {ran}; database {db}"
     columns, records = flatten(rows, order=axes)
     emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
          lambda: [_sweep_table(f"sweep {spec.name}: {spec.operation}", rows, spec.operation, axes,
                                limit=args.limit), totals])
+    if args.plot:  # after the summary, so a plot that cannot be drawn still leaves the table printed
+        from reductions.sweep.plot import plot_sweep
+
+        plot_sweep(rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
 
 
 def cmd_sweep_show(args):
@@ -277,10 +318,6 @@ def cmd_sweep_show(args):
                                                        if spec.get("repeats", 1) > 1 else {})})
     axes = list(axes_values)
     rows = sort_rows(rows, axes_values)
-    if args.plot:
-        from reductions.sweep.plot import plot_sweep
-
-        plot_sweep(rows, args.plot, title=args.sweep)
     columns, records = flatten(rows, order=axes)
     chosen = [c.strip() for c in args.columns.split(",")] if args.columns else None
     if chosen:
@@ -305,6 +342,10 @@ def cmd_sweep_show(args):
         write_output(render_rich(_sweep_table(f"sweep results: {args.db}", rows, axes=axes,
                                               columns=chosen or (columns if args.all_columns else None),
                                               caption=caption or "empty")), args.out)
+    if args.plot:
+        from reductions.sweep.plot import plot_sweep
+
+        plot_sweep(rows, args.plot, title=args.sweep)
 
 
 def cmd_sweep_ops(args):
@@ -434,7 +475,300 @@ def add_bounds(sub):
     p.set_defaults(func=cmd_bounds)
 
 
-SUBCOMMANDS = [add_list, add_sweep, add_bounds]
+# --------------------------------------------------------------------------------------------
+# simulate, verify, witness (reductions.simulate, reductions.witness)
+# --------------------------------------------------------------------------------------------
+_OWNER_STYLE = {"alice": "bold magenta", "bob": "bold cyan", "public": "dim"}
+
+
+def _model_options(p, width_required=False):
+    p.add_argument("task", help="task registry name (commcomp list tasks)")
+    p.add_argument("--arch", required=True, help="architecture (commcomp list archs)")
+    p.add_argument("--n", type=positive_int, required=True, help="problem size n")
+    p.add_argument("--precision", required=True, help="number format: float32, bfloat16, fixed:P:F, or P bits")
+    p.add_argument("--width", type=positive_int, required=width_required,
+                   help="model width m" + ("" if width_required else " (default: 4)"))
+    p.add_argument("--layers", type=positive_int, default=1, help="depth (default: 1)")
+    p.add_argument("--heads", type=positive_int, default=1, help="heads (default: 1)")
+    p.add_argument("--problem", help="the reduction's problem, when a task has several")
+    p.add_argument("--weights", default="random", metavar="random|construction|FILE.npz",
+                   help="where the weights come from (default: random, seeded)")
+    p.add_argument("--cot", action="store_true", help="Bob generates the task's chain of thought (istree)")
+
+
+def _model_kwargs(args) -> dict:
+    return dict(width=args.width, layers=args.layers, heads=args.heads, problem=args.problem,
+                weights=args.weights, seed=args.seed, cot=args.cot)
+
+
+def _numbers_text(numbers, limit: int = 8) -> str:
+    parts = []
+    for item in numbers:
+        values = item["values"]
+        shown = ", ".join(f"{v:.6g}" for v in values[:limit]) + (", ..." if len(values) > limit else "")
+        parts.append(f"{item['name']} = [{shown}]")
+    return "\n".join(parts)
+
+
+def _sequence_view(out):
+    from rich.text import Text
+
+    owner_of = {p: who for who, ps in out["owners"].items() for p in ps}
+    split_at = out.get("split_at")
+    tokens, marks = Text(), Text()
+    for pos, tok in enumerate(out["tokens"]):
+        if pos == split_at and split_at:
+            tokens.append("| ", style="bold")
+            marks.append("| ", style="bold")
+        who = owner_of.get(pos, "public")
+        width = max(len(tok), 1)
+        tokens.append(tok.ljust(width), style=_OWNER_STYLE[who])
+        marks.append({"alice": "A", "bob": "B", "public": "."}[who].ljust(width), style=_OWNER_STYLE[who])
+        tokens.append(" ")
+        marks.append(" ")
+    legend = Text("owners: ")
+    for who in ("alice", "bob", "public"):
+        legend.append(f"{who} ({'A' if who == 'alice' else 'B' if who == 'bob' else '.'}: "
+                      f"{len(out['owners'][who])} position{'' if len(out['owners'][who]) == 1 else 's'})",
+                      style=_OWNER_STYLE[who])
+        legend.append("  ")
+    return tokens, marks, legend
+
+
+def _simulate_view(out):
+    from rich.text import Text
+
+    head = Text(f"{out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
+                f"{out['width']}, heads {out['heads']}, {out['weights']} weights, seed {out['seed']}) at "
+                f"{out['precision']['name']} ({out['precision']['bits']} bits), n = {out['n']}", style="bold")
+    inputs = Text(f"x = {out['x']}   (Alice)\ny = {out['y']}   (Bob)")
+    tokens, marks, legend = _sequence_view(out)
+    msg_rows = [[str(i + 1), f"{r['sender']} -> {r['receiver']}", r.get("label", ""), str(r["bits"]),
+                 r["hex"] if len(r["hex"]) <= 64 else r["hex"][:64] + "...", _numbers_text(r["numbers"])]
+                for i, r in enumerate(out["rounds"])]
+    messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
+                                                        "decoded numbers"], msg_rows)
+    cont = out["continuation"]
+    if out.get("split_kind") == "recurrent":
+        span = f"{cont['positions'][0]}..{cont['positions'][-1]}" if cont["positions"] else "(none)"
+        bob = Text(f"Bob decodes the state and continues over positions {span}: " + " ".join(cont["tokens"]))
+    else:
+        bob = Text(f"Bob adds his partial sums over positions {cont['positions']} ("
+                   + " ".join(cont["tokens"]) + ") and finishes the layer")
+    proto = out["protocol_output"]
+    reads = []
+    for pos, logits, ans in zip(out["read_positions"], proto["logits"], proto["task_answers"]):
+        shown = ", ".join(f"{v:.6g}" for v in logits[:8]) + (", ..." if len(logits) > 8 else "")
+        reads.append(f"  output at position {pos}: logits [{shown}] -> task answer {ans}")
+    if "generated_text" in proto:
+        reads.append(f"  chain of thought: {proto['generated_text']}"
+                     + (f"  (valid tour: {out['cot_valid']})" if "cot_valid" in out else ""))
+    faithful = ("yes, bit for bit" if out["faithful"] else "NO") if out["exact"] else \
+        f"not exact (float sums): largest difference {out['max_abs_difference']:.3g}"
+    checks = rich_table("checks", ["check", "value"], [
+        ["bits sent", f"{out['bits_sent']} (lower bound {out['lower_bound_bits']} bits, {out['theorem']})"],
+        ["faithful (Bob's output = unsplit model's)", faithful],
+        ["Bob's answer / unsplit model's answer", f"{int(out['answer'])} / {int(out['model_answer'])}"],
+        ["truth f(x, y)", str(int(out["truth"]))],
+        ["correct", "yes" if out["correct"] else "no"],
+    ])
+    return [head, inputs, Text("task sequence:"), tokens, marks, legend, messages, bob, Text("\n".join(reads)),
+            checks]
+
+
+def cmd_simulate(args):
+    from reductions.simulate import simulate
+
+    out = simulate(args.task, args.arch, args.n, args.precision, x=args.x, y=args.y, **_model_kwargs(args))
+    emit(args, out, lambda: _simulate_view(out))
+
+
+def add_simulate(sub):
+    p = sub.add_parser("simulate", help="one instance, step by step: a model split between Alice and Bob")
+    _model_options(p)
+    p.add_argument("--x", metavar="BITS", help="Alice's input (n bits; default: sampled from --seed)")
+    p.add_argument("--y", metavar="BITS|INDEX", help="Bob's input (n bits, or an index for INDEX)")
+    _common(p, seed=True)
+    p.set_defaults(func=cmd_simulate)
+
+
+def _fraction(value, count, total):
+    return "-" if value is None else f"{value:.4f} ({count}/{total})"
+
+
+def cmd_verify(args):
+    from reductions.simulate import verify
+
+    with progress(0, "verify") as bar:
+        task = bar.add_task(f"verify {args.task} / {args.arch}", total=None)
+        out = verify(args.task, args.arch, args.n, args.precision, instances=args.instances,
+                     exhaustive=args.exhaustive, method=args.method,
+                     progress=lambda done, total: bar.update(task, completed=done, total=total),
+                     **_model_kwargs(args))
+    k = out["instances"]
+    faithful = _fraction(out["faithful"], out["faithful_count"], k) if out["exact"] else \
+        f"not exact: largest difference {out['max_abs_difference']:.3g}"
+    rows = [["instances", f"{k} ({'all' if out['exhaustive'] else 'random'}; {out['method']})"],
+            ["faithful", faithful], ["correct", _fraction(out["correct"], out["correct_count"], k)],
+            ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
+                                 f"{'s' if out['protocol_rounds'] > 1 else ''})"],
+            ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
+            ["distinct messages", str(out["distinct_messages"])],
+            ["saturations", str(out["saturations"])],
+            ["seconds", f"{out['seconds']:.2f} (protocol {out['seconds_protocol']:.2f}, unsplit model "
+                        f"{out['seconds_reference']:.2f})"]]
+    title = (f"verify {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
+             f"{out['width']}) at {out['precision']}, n = {out['n']}")
+    emit(args, out, lambda: rich_table(title, ["check", "value"], rows))
+
+
+def add_verify(sub):
+    p = sub.add_parser("verify", help="a reduction and a model checked over many or all instances")
+    _model_options(p)
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--instances", type=positive_int, metavar="K", help="K random instances")
+    how.add_argument("--exhaustive", action="store_true", help="every instance of size n")
+    p.add_argument("--method", choices=["prefix-tree", "plain"], default="prefix-tree",
+                   help="exhaustive recurrent runs: share prefixes (default) or run row by row")
+    _common(p, seed=True)
+    p.set_defaults(func=cmd_verify)
+
+
+def cmd_witness(args):
+    from reductions.witness import find_witness
+
+    with progress(0, "witness") as bar:
+        task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
+        out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
+                           progress=lambda done, total: bar.update(task, completed=done, total=total),
+                           **_model_kwargs(args))
+    title = (f"witness {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
+             f"{out['width']}) at {out['precision']}, n = {out['n']}")
+    rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
+                        f"({out['theorem']})"],
+            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s"],
+            ["found", "yes" if out["found"] else "no"]]
+    if out["found"]:
+        rows += [["x", out["x"]], ["x'", out["x_prime"]], ["y", str(out["y"])],
+                 ["shared message (hex)", out["message"]],
+                 ["model on (x, y) / truth", f"{int(out['model_answer_x'])} / {int(out['truth_x'])}"],
+                 ["model on (x', y) / truth", f"{int(out['model_answer_x_prime'])} / {int(out['truth_x_prime'])}"],
+                 ["unsplit outputs identical", "yes" if out["outputs_identical"] else "NO"],
+                 ["wrong on", "x" if out["wrong_on"] == "x" else "x'"]]
+    emit(args, out, lambda: rich_table(title, ["", ""], rows, caption=out["note"]))
+
+
+def add_witness(sub):
+    p = sub.add_parser("witness", help="an input on which an undersized model must fail")
+    _model_options(p, width_required=True)
+    p.add_argument("--budget", type=positive_int, metavar="K",
+                   help="most inputs of Alice to hash (default: 2^20; all when there are fewer)")
+    _common(p, seed=True)
+    p.set_defaults(func=cmd_witness)
+
+
+# --------------------------------------------------------------------------------------------
+# construct (models.constructions): export one explicit construction
+# --------------------------------------------------------------------------------------------
+def _construct_options(items) -> dict:
+    """``--option NAME=VALUE`` pairs; values parse as int, float, true/false/none or stay text."""
+    out = {}
+    for item in items or ():
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise CLIError(f"--option expects NAME=VALUE, got {item!r}")
+        low = text.lower()
+        value = {"true": True, "false": False, "none": None}.get(low, text)
+        if value is text:
+            for cast in (int, float):
+                try:
+                    value = cast(text)
+                    break
+                except ValueError:
+                    pass
+        out[name.replace("-", "_")] = value
+    return out
+
+
+def _save_model_atomic(model, path: str) -> None:
+    """``models.common.save_model`` into a temporary file beside ``path``, then rename."""
+    from models.common import save_model
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise CLIError(f"cannot write {path}: directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
+    os.close(fd)
+    try:
+        save_model(model, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_construct(args):
+    from models.constructions import get_construction
+    from models.constructions.search import check_construction
+
+    name = args.task
+    try:  # task aliases (il, nn, ...) as the task registry knows them
+        from reductions.registry import canonical_task_name
+
+        name = canonical_task_name(args.task)
+    except CommcompError:
+        pass
+    spec = get_construction(name, arch=args.arch, layers=args.layers)
+    c = spec.make(args.n, args.precision, seed=args.seed, **_construct_options(args.option))
+    check = None
+    if args.check:
+        exhaustive = args.n <= spec.exhaustive_max_n and spec.inputs is not None
+        res = check_construction(c, inputs=spec.inputs(args.n) if exhaustive else None,
+                                 samples=0 if exhaustive else args.check, seed=args.seed,
+                                 stop_early=False)
+        check = {"instances": res.total, "admitted": res.admitted, "correct": res.correct,
+                 "exhaustive": exhaustive, "ok": res.ok}
+    if args.out:
+        _save_model_atomic(c.model, args.out)
+    out = {**c.summary(), "d_k": getattr(c.model, "d_k", None), "d_v": getattr(c.model, "d_v", None),
+           "width_formula": spec.width_formula, "check": check, "saved_to": args.out}
+    out.pop("layout", None)
+    keys = ["construction", "task", "arch", "n", "length", "width", "layers", "heads", "d_k", "d_v",
+            "precision", "source", "tag"]
+    keys += [k for k in ("k", "codes", "gamma_achieved", "beta", "beta2", "m", "min_margin", "k_v",
+                         "margin") if k in out]
+    rows = [[k, out[k]] for k in keys]
+    rows.append(["width formula", spec.width_formula])
+    if check:
+        rows.append(["check", f"{check['correct']}/{check['admitted']} correct "
+                              f"({'all inputs' if check['exhaustive'] else 'random inputs'}"
+                              f"{'' if check['admitted'] == check['instances'] else ', ' + str(check['instances']) + ' drawn'})"])
+    if args.out:
+        rows.append(["saved to", args.out])
+    view = argparse.Namespace(format=args.format, out=None)
+    emit(view, out, lambda: rich_table(f"construction {spec.name} ({spec.source})", ["", ""], rows,
+                                       caption=spec.description))
+
+
+def add_construct(sub):
+    p = sub.add_parser("construct", help="build an explicit construction and export it (.npz)")
+    p.add_argument("task", help="task or construction name (commcomp list constructions)")
+    p.add_argument("--n", type=positive_int, required=True, help="task size n")
+    p.add_argument("--precision", default=None, help="number format (default: float64 reference)")
+    p.add_argument("--arch", help="choose among a task's constructions by architecture")
+    p.add_argument("--layers", type=positive_int, help="choose among a task's constructions by depth")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="a builder option, e.g. codes=jl or k=12 (repeatable)")
+    p.add_argument("--check", type=int, default=64, metavar="K",
+                   help="verify on K random inputs, or on all inputs when n is small (0: skip)")
+    p.add_argument("--out", metavar="MODEL.npz", help="write the model (models.common.save_model)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--seed", type=int, default=0, help="seed of random codes (default: 0)")
+    p.set_defaults(func=cmd_construct)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct]
 
 
 def build_parser() -> argparse.ArgumentParser:
