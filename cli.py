@@ -40,7 +40,9 @@ class _Parser(argparse.ArgumentParser):
 # output helpers
 # --------------------------------------------------------------------------------------------
 def _jsonable(value):
-    if isinstance(value, dict):
+    from collections.abc import Mapping
+
+    if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
@@ -768,7 +770,61 @@ def add_construct(sub):
     p.set_defaults(func=cmd_construct)
 
 
-SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct]
+
+# --------------------------------------------------------------------------------------------
+# matrix
+# --------------------------------------------------------------------------------------------
+def cmd_matrix(args):
+    from commcomp.errors import InvalidParameterError
+    from commcomp.matrix import measure_problem
+    from commcomp.problems import get_problem
+
+    problem = get_problem(args.problem)
+    if args.n < 1:
+        raise InvalidParameterError(f"matrix: n must be >= 1, got {args.n}")
+    if args.n > args.max_n:
+        raise InvalidParameterError(f"matrix: n = {args.n} is too large for exact measures (limit n <= "
+                                    f"{args.max_n}: the matrix has 2^n x 2^n cells)")
+    report = measure_problem(problem, args.n, measures=args.measure)
+    payload = report.to_json()
+    payload["labels"] = dict(report.labels)
+    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "detail": c.detail} for c in report.checks]
+    payload["skipped"] = report.skipped
+
+    def table():
+        rows = []
+        for field in ("distinct_rows", "one_way_bits", "rank_rational", "rank_gf2", "log_rank_bound",
+                      "fooling_set_size", "deterministic_cc", "partition_number"):
+            value = payload.get(field)
+            if value is None:
+                continue
+            rows.append([field, value, report.labels.get(field, "")])
+        known = [[f.measure, f.relation + " " + str(f.expression), f"{f.source} {f.tag}"]
+                 for f in problem.complexity()]
+        checks = [[c.measure, "ok" if c.ok else "FAILED", c.detail] for c in report.checks]
+        out = [rich_table(f"{problem.name}, n = {args.n}: {payload['rows']} x {payload['cols']} matrix",
+                          ["measure", "value", "what it is"], rows),
+               rich_table("certificates, re-checked independently", ["measure", "check", "detail"], checks)]
+        if report.skipped:
+            out.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in dict(report.skipped).items()))
+        out.append(rich_table("known complexity (catalogue)", ["measure", "value", "source"], known))
+        return out
+
+    emit(args, payload, table)
+
+
+def add_matrix(sub):
+    p = sub.add_parser("matrix", help="exact measures of a small problem, each with its certificate")
+    p.add_argument("problem", help="index, disjointness, equality, inner-product, greater-than")
+    p.add_argument("--n", type=int, required=True, help="input bits per party (small: the matrix is 2^n x 2^n)")
+    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition"],
+                   help="which measures (default: all that fit their size limits)")
+    p.add_argument("--max-n", type=int, default=14, help=argparse.SUPPRESS)
+    _common(p)
+    p.set_defaults(func=cmd_matrix)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -797,6 +853,12 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)
+        if os.environ.get("COMMCOMP_DEBUG"):
+            raise
+        print(f"commcomp: internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+              " (set COMMCOMP_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -66,3 +66,22 @@ def test_out_file_is_written_atomically_and_not_on_error(tmp_path, capsys):
     code, _, err = run(capsys, "bounds", "--n", "1", "--format", "json", "--out", str(bad))
     assert code == 2 and not bad.exists()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".commcomp-")]
+
+
+def test_matrix_equality_matches_brute_force(capsys):
+    """EQ_3: 8 distinct rows, rank 8, fooling set 8, D = n + 1 = 4 (computed here by hand)."""
+    code, out, _ = run(capsys, "matrix", "equality", "--n", "3", "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["rows"], data["cols"], data["distinct_rows"], data["one_way_bits"]) == (8, 8, 8, 3)
+    assert (data["rank_rational"], data["fooling_set_size"], data["deterministic_cc"]) == (8, 8, 4)
+    assert data["certificates_checked"] is True
+    for field in ("problem", "n", "rank_gf2", "log_rank_bound", "fooling_set", "partition_number"):
+        assert field in data
+
+
+@pytest.mark.parametrize("argv", [["matrix", "nope", "--n", "3"], ["matrix", "eq", "--n", "0"],
+                                  ["matrix", "eq", "--n", "30"]])
+def test_matrix_bad_input(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

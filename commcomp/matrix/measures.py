@@ -1,0 +1,233 @@
+"""All exact measures of one matrix in one report, each certificate checked: what the CLI calls.
+
+``measure(matrix, names)`` runs the measures named (default: all of :data:`MEASURES`), checks every
+certificate with :func:`~commcomp.matrix.certificates.check_certificate`, and returns a frozen
+:class:`MatrixReport`; ``report.to_json()`` has exactly the DESIGN §4 fields for ``matrix``.
+
+Sizes: a measure asked for by name raises TooLargeError when none of its parts fits its limit;
+with the default (every measure) the ones that do not fit are skipped, their fields are None and
+``report.skipped`` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .build import as_matrix, problem_matrix
+from .certificates import CertificateCheck, check_certificate
+from .fooling import largest_fooling_set
+from .gf2 import rank_gf2
+from .partition import partition_number
+from .protocol_tree import deterministic_cc
+from .rank import rank_rational
+from .rows import distinct_rows
+from ..errors import InvalidParameterError, TooLargeError, UnknownNameError
+
+__all__ = ["MEASURES", "MatrixReport", "measure", "measure_problem", "JSON_FIELDS"]
+
+
+class _MeasureGroup:
+    """A registry entry: called on a matrix, runs its functions and returns their results.
+
+    Parts beyond their size limit are left out (and noted in ``skipped``); when every part is, the
+    first TooLargeError is raised.
+    """
+
+    def __init__(self, name: str, *functions: Callable):
+        self.name = name
+        self.functions = functions
+
+    def __call__(self, matrix, *, methods: Mapping[str, str] | None = None,
+                 skipped: dict | None = None) -> tuple:
+        m = as_matrix(matrix)
+        methods = methods or {}
+        out, errors = [], []
+        for fn in self.functions:
+            kwargs = {"method": methods[fn.__name__]} if fn.__name__ in methods else {}
+            try:
+                out.append(fn(m, **kwargs))
+            except TooLargeError as err:
+                errors.append(err)
+                if skipped is not None:
+                    skipped[fn.__name__] = str(err)
+        if not out:
+            raise errors[0]
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"<matrix measure {self.name}: {', '.join(f.__name__ for f in self.functions)}>"
+
+
+# name (what users type) -> callable(matrix, *, methods=None) -> tuple of results with certificates
+MEASURES: Mapping[str, _MeasureGroup] = MappingProxyType({
+    "rows": _MeasureGroup("rows", distinct_rows),
+    "rank": _MeasureGroup("rank", rank_rational, rank_gf2),
+    "fooling": _MeasureGroup("fooling", largest_fooling_set),
+    "partition": _MeasureGroup("partition", deterministic_cc, partition_number),
+})
+
+JSON_FIELDS = ("problem", "n", "rows", "cols", "distinct_rows", "one_way_bits", "rank_rational",
+               "rank_gf2", "log_rank_bound", "fooling_set_size", "fooling_set", "partition_number",
+               "deterministic_cc", "certificates_checked")
+
+
+@dataclass(frozen=True)
+class MatrixReport:
+    """Exact measures of one communication matrix; None where a measure was not run.
+
+    ``labels`` says for each value what it is (exact, lower bound, upper bound); ``results`` holds
+    the measure results with their certificates, ``checks`` the checker's verdicts, and
+    ``certificates_checked`` is true when at least one certificate was checked and all held.
+    """
+
+    problem: str | None
+    n: int | None
+    rows: int
+    cols: int
+    distinct_rows: int | None = None
+    one_way_bits: int | None = None
+    rank_rational: int | None = None
+    rank_gf2: int | None = None
+    log_rank_bound: int | None = None
+    fooling_set_size: int | None = None
+    fooling_set: tuple[tuple[int, int], ...] | None = None
+    fooling_value: bool | None = None
+    partition_number: int | None = None
+    deterministic_cc: int | None = None
+    certificates_checked: bool = False
+    labels: Mapping[str, str] = field(default_factory=dict)
+    results: tuple = ()
+    checks: tuple[CertificateCheck, ...] = ()
+    skipped: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The DESIGN §4 ``matrix`` fields, JSON-ready (fooling_set as [row, column] pairs).
+
+        Examples
+        --------
+        >>> from commcomp.matrix import measure_problem
+        >>> sorted(measure_problem("equality", 2, ["rows"]).to_json())[:4]
+        ['certificates_checked', 'cols', 'deterministic_cc', 'distinct_rows']
+        """
+        out = {name: getattr(self, name) for name in JSON_FIELDS}
+        if self.fooling_set is not None:
+            out["fooling_set"] = [list(cell) for cell in self.fooling_set]
+        return out
+
+
+def measure(matrix, names=None, *, problem: str | None = None, n: int | None = None,
+            check: bool = True, methods: Mapping[str, str] | None = None) -> MatrixReport:
+    """Run exact measures on a matrix and check their certificates.
+
+    Parameters
+    ----------
+    matrix : (R, C) 0/1 array
+    names : iterable of str, optional
+        Keys of :data:`MEASURES` (``rows``, ``rank``, ``fooling``, ``partition``); default all.
+    problem, n : optional
+        Recorded in the report (``to_json`` carries them).
+    check : bool
+        Verify every certificate (default True).
+    methods : mapping, optional
+        ``{function name: method}``, e.g. ``{"rank_rational": "bareiss", "largest_fooling_set":
+        "greedy"}``.
+
+    Returns
+    -------
+    MatrixReport
+
+    Raises
+    ------
+    UnknownNameError
+        For a name not in :data:`MEASURES`.
+    TooLargeError
+        For a measure asked for by name none of whose parts fits its size limit.
+
+    Examples
+    --------
+    >>> from commcomp.matrix import problem_matrix
+    >>> rep = measure(problem_matrix("equality", 3))
+    >>> rep.rank_rational, rep.fooling_set_size, rep.deterministic_cc, rep.certificates_checked
+    (8, 8, 4, True)
+    """
+    m = as_matrix(matrix)
+    explicit = names is not None
+    names = list(MEASURES) if names is None else [str(x) for x in names]
+    for name in names:
+        if name not in MEASURES:
+            raise UnknownNameError(f"unknown matrix measure {name!r}; known: {', '.join(MEASURES)}")
+    methods = dict(methods or {})
+    values: dict = {}
+    labels: dict[str, str] = {}
+    results, skipped = [], {}
+    for name in names:
+        try:
+            got = MEASURES[name](m, methods=methods, skipped=skipped)
+        except TooLargeError:
+            if explicit:
+                raise
+            continue
+        for res in got:
+            results.append(res)
+            _record(res, values, labels)
+    checks = tuple(check_certificate(res, m) for res in results) if check else ()
+    return MatrixReport(problem=problem, n=n, rows=m.shape[0], cols=m.shape[1], **values,
+                        certificates_checked=bool(checks) and all(checks),
+                        labels=MappingProxyType(labels), results=tuple(results), checks=checks,
+                        skipped=MappingProxyType(skipped))
+
+
+def _record(res, values: dict, labels: dict) -> None:
+    kind = res.measure
+    if kind == "rows":
+        values.update(distinct_rows=res.distinct_rows, one_way_bits=res.one_way_bits)
+        labels.update(distinct_rows="exact", one_way_bits=res.label)
+    elif kind == "rank_rational":
+        values.update(rank_rational=res.rank, log_rank_bound=res.log_rank_bound)
+        labels.update(rank_rational=res.label,
+                      log_rank_bound="lower bound on D(f): ceil(log2 rank over Q)")
+    elif kind == "rank_gf2":
+        values.update(rank_gf2=res.rank)
+        labels.update(rank_gf2=res.label)
+    elif kind == "fooling":
+        values.update(fooling_set_size=res.size, fooling_set=res.cells, fooling_value=res.value)
+        labels.update(fooling_set_size=res.label,
+                      fooling_set=f"certificate; lower bound D(f) >= {res.lower_bound_bits}")
+    elif kind == "deterministic_cc":
+        values.update(deterministic_cc=res.deterministic_cc)
+        labels.update(deterministic_cc=res.label)
+    elif kind == "partition_number":
+        values.update(partition_number=res.partition_number)
+        labels.update(partition_number=res.label)
+
+
+def measure_problem(problem, n: int, measures=None, **kwargs) -> MatrixReport:
+    """:func:`measure` on a registered problem's communication matrix at size n.
+
+    Parameters
+    ----------
+    problem : str or Problem
+        ``index``, ``equality``, ``disjointness``, ``inner-product``, ``greater-than`` (or an alias),
+        or a problem object.
+    n : int
+    measures : iterable of str, optional
+        Keys of :data:`MEASURES`; default all.
+    **kwargs
+        Passed to :func:`measure` (``check``, ``methods``).
+
+    Examples
+    --------
+    >>> rep = measure_problem("index", 3)
+    >>> rep.one_way_bits, rep.deterministic_cc, rep.rank_rational
+    (3, 3, 3)
+    """
+    from ..problems import get_problem
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
+    prob = get_problem(problem)
+    return measure(problem_matrix(prob, int(n)), measures, problem=prob.name, n=int(n), **kwargs)
