@@ -1,0 +1,252 @@
+"""The main job: every task x architecture, with its bound, its construction, and their confirmation.
+
+:func:`separations` puts the whole picture for one problem size n and precision into rows, one per
+(task, architecture class):
+
+* **lower bound** — the strongest deterministic lower bound of the catalogue
+  (:func:`commcomp.bounds.compute_bounds`) at the task's length N, as the smallest width it allows,
+  with its theorem id and tag;
+* **construction** — the narrowest construction the catalogue knows for that architecture class
+  (its width at N), and the registered explicit construction (:mod:`models.constructions`), if any;
+* **confirmed** — three checks run here and now, each on ``instances`` random instances:
+  the reduction (the task's own ground truth on the encoded input equals f(x, y)); a random model
+  of the architecture run as an Alice/Bob protocol (:func:`reductions.simulate.verify`: faithful bit
+  for bit, with the bits it sent against the problem's lower bound) or the reason no bounded protocol
+  exists; and the construction run by its own forward pass and judged by the task's ground truth.
+
+Examples
+--------
+>>> rows = separations(n=4, precision="float32", instances=8, tasks=["index-lookup"],
+...                    archs=["lstm", "transformer-1"])
+>>> [(r.arch, r.protocol_faithful) for r in rows]
+[('lstm', 1.0), ('transformer-1', 1.0)]
+>>> rows[0].lower_bound_theorem
+'BHBK-IL-RNN'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from commcomp.errors import CommcompError, InvalidParameterError, UnknownNameError
+from commcomp.precision import parse_precision
+
+__all__ = ["SeparationRow", "separations", "ARCH_CLASSES", "arch_class_spec", "catalogue_length"]
+
+#: Architecture classes of the table: (row name, registry arch, layers).
+ARCH_CLASSES: tuple[tuple[str, str, int], ...] = (
+    ("elman", "elman", 1), ("lstm", "lstm", 1), ("gru", "gru", 1),
+    ("linear-attention", "linear-attention", 1), ("retnet", "retnet", 1), ("dss", "dss", 1),
+    ("mamba", "mamba", 1), ("transformer-1", "transformer", 1), ("transformer-2", "transformer", 2),
+    ("hybrid", "hybrid", 1),
+)
+
+
+def arch_class_spec(name: str) -> tuple[str, str, int]:
+    """``(row name, arch, layers)`` for a row name, a registry name, or ``transformer-L``."""
+    key = name.strip().lower()
+    for spec in ARCH_CLASSES:
+        if key == spec[0]:
+            return spec
+    from commcomp.architectures import get_architecture
+
+    arch = get_architecture(key).name
+    for spec in ARCH_CLASSES:
+        if arch == spec[1]:
+            return spec
+    raise UnknownNameError(f"unknown architecture class {name!r}; known: "
+                           f"{', '.join(s[0] for s in ARCH_CLASSES)}")
+
+
+@dataclass(frozen=True)
+class SeparationRow:
+    """One task x architecture class (JSON: :meth:`to_json`)."""
+
+    task: str
+    problem: str
+    arch: str
+    layers: int
+    n: int
+    length: int
+    precision: str
+    heads: int
+    lower_bound_width: int | None
+    lower_bound_value: float | None
+    lower_bound_quantity: str | None
+    lower_bound_theorem: str | None
+    lower_bound_tag: str | None
+    lower_bound_formula: str | None
+    catalogue_construction_width: int | None
+    catalogue_construction_theorem: str | None
+    construction: str | None
+    construction_width: int | None
+    construction_correct: int | None
+    construction_checked: int | None
+    construction_note: str | None
+    reduction_checked: int
+    reduction_ok: bool
+    protocol_width: int | None
+    protocol_faithful: float | None
+    protocol_bits: int | None
+    protocol_lower_bound_bits: int | None
+    protocol_theorem: str | None
+    protocol_note: str | None
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def confirmed(self) -> bool:
+        """Every check that applies passed (and the protocol, if any, sent at least the lower bound)."""
+        protocol_ok = (self.protocol_faithful in (None, 1.0)) and (
+            self.protocol_bits is None or self.protocol_lower_bound_bits is None
+            or self.protocol_bits >= self.protocol_lower_bound_bits or self.protocol_faithful is None)
+        construction_ok = self.construction_checked in (None, 0) or \
+            self.construction_correct == self.construction_checked
+        return self.reduction_ok and protocol_ok and construction_ok
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["confirmed"] = self.confirmed
+        return out
+
+
+def catalogue_length(task: str, length: int) -> int:
+    """The N the catalogue's formulas use for a task of ``length`` tokens.
+
+    The catalogue writes Index Lookup as N symbols followed by the query (BHBK), so its N is one less
+    than the sequence length; every other task's N is its whole length.
+    """
+    return length - 1 if task == "index-lookup" else length
+
+
+def _lower_and_upper(task, arch, layers, N, bits, heads):
+    from commcomp.bounds import compute_bounds
+
+    try:
+        rows = compute_bounds(N, bits, heads=heads, task=task, arch=arch, layers=layers,
+                              include_randomized=False)
+    except CommcompError:
+        return None, None
+    lower = [r for r in rows if r.kind == "lower" and r.min_width is not None and r.layers in (None, layers)]
+    upper = [r for r in rows if r.kind == "upper" and r.min_width is not None and r.layers in (None, layers)]
+    best_lower = max(lower, key=lambda r: (r.min_width, r.value or 0), default=None)
+    best_upper = min(upper, key=lambda r: r.min_width, default=None)
+    return best_lower, best_upper
+
+
+def _check_reduction(reduction, n, instances, rng):
+    from commcomp.problems import get_problem
+
+    problem = get_problem(reduction.problem)
+    x, y = problem.sample(n, instances, rng)
+    encoded = reduction.encode(x, y, n)
+    decoded = reduction.decode(reduction.task_answers(encoded), y)
+    return int(instances), bool(np.array_equal(np.asarray(decoded, dtype=bool), problem.evaluate(x, y)))
+
+
+def _check_construction(task, arch, layers, reduction, n, precision, instances, seed):
+    try:
+        from models.constructions import get_construction
+        from models.constructions.search import check_construction
+    except ImportError:  # pragma: no cover - constructions are part of the package
+        return None, None, None, None, "constructions unavailable"
+    try:
+        spec = get_construction(task, arch=arch, layers=layers)
+    except UnknownNameError:
+        return None, None, None, None, None
+    task_n = reduction.task_size(n) if hasattr(reduction, "task_size") else n
+    try:
+        construction = spec.make(task_n, precision, seed=seed)
+        result = check_construction(construction, samples=instances, seed=seed, stop_early=False)
+    except CommcompError as exc:
+        return spec.name, None, None, None, f"not run at {precision.name}: {str(exc).splitlines()[0]}"
+    return spec.name, construction.width, result.correct, result.admitted, None
+
+
+def _protocol(task, arch, layers, n, precision, width, heads, instances, seed):
+    from reductions.simulate import verify
+
+    try:
+        out = verify(task, arch, n, precision.name, width=width, layers=layers, heads=heads,
+                     instances=instances, seed=seed)
+    except CommcompError as exc:
+        return None, None, None, None, str(exc).splitlines()[0]
+    faithful = out["faithful"] if out.get("exact", True) else None
+    note = None if out.get("exact", True) else f"max difference {out.get('max_abs_difference')}"
+    return faithful, out["bits_per_message"], out["lower_bound_bits"], out.get("theorem"), note
+
+
+def separations(n: int = 8, precision="float32", *, heads: int = 1, instances: int = 32, seed: int = 0,
+                tasks=None, archs=None, width: int = 4,
+                progress: Callable[[str], None] | None = None) -> list[SeparationRow]:
+    """Bounds, constructions and their confirmation for every task x architecture class.
+
+    Parameters
+    ----------
+    n : int
+        Size of the embedded problem instance (bits per party); each task's length N follows from it.
+    precision : str or int
+        Number format of the simulated models (``float32``, ``fixed:16:8``, ...); its bit count is
+        the p of the bounds.
+    heads : int
+        Attention heads H (bounds and 1-layer Transformer protocols).
+    instances : int
+        Random instances for each check.
+    seed : int
+    tasks, archs : list of str, optional
+        Subsets (task registry names; architecture class names of :data:`ARCH_CLASSES`).
+    width : int
+        Width of the random models run as protocols.
+    progress : callable, optional
+        Called with a short description after each row.
+
+    Returns
+    -------
+    list of SeparationRow
+    """
+    from reductions.registry import TASKS, get_reduction, get_task
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
+    if instances < 1 or heads < 1 or width < 1:
+        raise InvalidParameterError("instances, heads and width must be >= 1")
+    fmt = parse_precision(precision)
+    task_names = list(TASKS) if tasks is None else [get_task(t).name for t in tasks]
+    classes = list(ARCH_CLASSES) if archs is None else [arch_class_spec(a) for a in archs]
+    rows = []
+    for t_index, task in enumerate(task_names):
+        reduction = get_reduction(task)
+        rng = np.random.default_rng([seed, t_index])
+        checked, reduction_ok = _check_reduction(reduction, n, instances, rng)
+        N = int(reduction.length(n))
+        for name, arch, layers in classes:
+            start = time.perf_counter()
+            lower, upper = _lower_and_upper(task, arch, layers, max(2, catalogue_length(task, N)), fmt.bits, heads)
+            faithful, bits, lb_bits, theorem, note = _protocol(task, arch, layers, n, fmt, width, heads,
+                                                              instances, seed)
+            c_name, c_width, c_correct, c_checked, c_note = _check_construction(
+                task, arch, layers, reduction, n, fmt, instances, seed)
+            rows.append(SeparationRow(
+                task=task, problem=reduction.problem, arch=name, layers=layers, n=int(n), length=N,
+                precision=fmt.name, heads=heads,
+                lower_bound_width=None if lower is None else lower.min_width,
+                lower_bound_value=None if lower is None else lower.value,
+                lower_bound_quantity=None if lower is None else lower.quantity,
+                lower_bound_theorem=None if lower is None else lower.theorem,
+                lower_bound_tag=None if lower is None else lower.tag,
+                lower_bound_formula=None if lower is None else lower.formula,
+                catalogue_construction_width=None if upper is None else upper.min_width,
+                catalogue_construction_theorem=None if upper is None else upper.theorem,
+                construction=c_name, construction_width=c_width, construction_correct=c_correct,
+                construction_checked=c_checked, construction_note=c_note,
+                reduction_checked=checked, reduction_ok=reduction_ok,
+                protocol_width=None if bits is None else width, protocol_faithful=faithful,
+                protocol_bits=bits, protocol_lower_bound_bits=lb_bits, protocol_theorem=theorem,
+                protocol_note=note, seconds=time.perf_counter() - start))
+            if progress is not None:
+                progress(f"{task} x {name}")
+    return rows
