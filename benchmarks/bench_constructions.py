@@ -157,16 +157,25 @@ def section_table(args):
                          "floats_passing": fl.params.get("passing"),
                          "seconds": round(time.perf_counter() - t0, 1)})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    for spec in specs:  # the recurrent constructions (the other engineer's): width is constant
-        for n in (4, 64, 1024):
+    for spec in specs:  # the recurrent constructions (the other engineer's): width constant in N
+        for n in ((4, 64) if args.quick else (4, 64, 1024)):
+            exh = n <= spec.exhaustive_max_n
+            smp = 0 if exh else args.samples
+            t0 = time.perf_counter()
             try:
-                c = spec.make(n)
-                rows.append({"construction": f"{spec.name} ({spec.source})", "n": n, "N": c.length,
-                             "checked": "-", "width_option": spec.width_option, "min_option": None,
-                             "min_width": None, "default_width": c.width, "min_fixed": None,
-                             "min_float": None, "floats_passing": None, "seconds": 0.0})
+                w = minimal_option(spec, n, precision="float64", exhaustive=exh, samples=smp, stop=64)
+                fx = minimal_fixed(spec, n, exhaustive=exh, samples=smp, bits=range(2, 33))
+                fl = minimal_float(spec, n, exhaustive=exh, samples=smp)
             except Exception as exc:  # noqa: BLE001 - report, do not stop the table
                 print(f"{spec.name}: {exc}", file=sys.stderr)
+                continue
+            rows.append({"construction": f"{spec.name} ({spec.source})", "n": n, "N": w.length,
+                         "checked": "all" if exh else f"{smp} random", "width_option": w.quantity,
+                         "min_option": w.value, "min_width": w.width,
+                         "default_width": spec.make(n).width, "min_fixed": fx.precision,
+                         "min_float": fl.value, "floats_passing": fl.params.get("passing"),
+                         "seconds": round(time.perf_counter() - t0, 1)})
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
 

@@ -159,15 +159,24 @@ def random_formula(n_vars: int, n_terms: int | None = None, k: int = 3, kind: st
     return Formula(n_vars, tuple(terms), kind)
 
 
-def _certificate(K, S):
-    """Dual certificate: w with <w, K_j> = 1 on S; returns (w, largest other score incl. 0)."""
-    if not S:
-        return np.zeros(K.shape[1]), 0.0
-    KS = K[list(S)]  # (|S|, m)
-    w = KS.T @ np.linalg.solve(KS @ KS.T, np.ones(len(S)))  # (m,)
-    scores = K @ w
-    scores[list(S)] = -np.inf
-    return w, float(max(0.0, scores.max(initial=-np.inf)))
+def _certificates(K, sets):
+    """Dual certificates (C7a): per set S, ``w`` with ``<w, K_j> = 1`` on S (0 for an empty S),
+    and ``mu``, the largest score off S, the [CLS] key's 0 included.  Returns ``(W (M, m), mu (M,))``;
+    the scores are computed in blocks of sets (``(block, N)`` at a time)."""
+    M, (N, m) = len(sets), K.shape
+    W = np.zeros((M, m))
+    for i, S in enumerate(sets):  # |S| <= k: tiny solves
+        if S:
+            KS = K[list(S)]  # (|S|, m)
+            W[i] = KS.T @ np.linalg.solve(KS @ KS.T, np.ones(len(S)))
+    mu = np.zeros(M)
+    step = max(1, (1 << 22) // max(1, N))
+    for i0 in range(0, M, step):
+        scores = W[i0:i0 + step] @ K.T  # (b, N)
+        for r, S in enumerate(sets[i0:i0 + step]):
+            scores[r, list(S)] = -np.inf
+        mu[i0:i0 + step] = np.maximum(0.0, scores.max(axis=1))
+    return W, mu
 
 
 def _make(kind, n, precision, seed, options) -> Construction:
@@ -185,18 +194,21 @@ def _make(kind, n, precision, seed, options) -> Construction:
     m = int(opts.get("m") or max(k + 1, math.ceil(4 * k * math.log(N + 1))))
     rng = np.random.default_rng(seed)
     best = None
-    for _ in range(int(opts.get("draws", 10))):  # keep the key draw with the largest margin
+    sets = [S for P, Nn in terms for S in (P, Nn)]  # (P_0, N_0, P_1, N_1, ...)
+    draws = int(opts.get("draws", 10 if N <= 1024 else 2))
+    for _ in range(draws):  # keep the key draw with the largest margin
         K = np.where(rng.random((N, m)) < 0.5, -1.0, 1.0)  # (N, m)
         try:
-            certs = [(_certificate(K, P), _certificate(K, Nn)) for P, Nn in terms]
+            W, mu = _certificates(K, sets)
         except np.linalg.LinAlgError:
             continue
-        low = min(1.0 - mu for pair in certs for (_, mu) in pair)
+        low = float(np.min(1.0 - mu[[i for i, S in enumerate(sets) if S]], initial=1.0))
         if best is None or low > best[0]:
-            best = (low, K, certs)
+            best = (low, K, W, mu)
     if best is None:
         raise InvalidParameterError(f"{name}: no key draw of width m = {m} is independent on a term")
-    min_margin, K, certs = best
+    min_margin, K, W, MU = best
+    certs = [((W[2 * t], MU[2 * t]), (W[2 * t + 1], MU[2 * t + 1])) for t in range(len(terms))]
     lam = 1.0 / (8 * k)
     S_ = 8.0 * k / 3.0
     lay = Layout()
@@ -254,7 +266,7 @@ def make_dnf(n: int, precision=None, *, seed: int = 0, **options) -> Constructio
 
     Options: ``formula`` (a :class:`Formula`; default :func:`random_formula` with ``terms``
     (M, default n) terms of ``k`` (3) literals, seeded by ``seed``), ``m`` (key width; default
-    ⌈4k ln(N+1)⌉), ``draws`` (key draws tried, the one with the largest margin kept).
+    ⌈4k ln(N+1)⌉), ``draws`` (key draws tried, the one with the largest margin kept; 10, or 2 above N = 1024).
     """
     return _make("dnf", n, precision, seed, options)
 

@@ -144,6 +144,11 @@ def _passes(spec, n, precision, options, exhaustive, samples, seed, task):
     inputs = spec.inputs(n) if exhaustive and spec.inputs is not None else None
     if exhaustive and inputs is None and c.task_object is not None:
         inputs = c.task_object.all_inputs()
+    # a cheap screen first (it can only reject): a few inputs spread over the set, a few samples
+    screen = None if inputs is None else inputs[::max(1, len(inputs) // 32)]
+    quick = check_construction(c, inputs=screen, samples=min(samples, 8), seed=seed, task=task)
+    if quick.correct < quick.admitted:
+        return c, quick
     r = check_construction(c, inputs=inputs, samples=samples, seed=seed, task=task)
     return c, r
 
