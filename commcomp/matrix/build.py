@@ -128,7 +128,7 @@ def problem_matrix(problem, n: int) -> np.ndarray:
 
     Examples
     --------
-    >>> problem_matrix("equality", 2).sum()
+    >>> int(problem_matrix("equality", 2).sum())
     4
     >>> problem_matrix("index", 3).shape
     (8, 3)
