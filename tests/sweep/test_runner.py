@@ -103,8 +103,7 @@ def test_unavailable_operation_and_bad_engine_options(tmp_path, monkeypatch):
 
 
 def test_bounds_operation_headline_fields():
-    if not get_operation("bounds").availability()[0]:
-        pytest.skip("commcomp.bounds.compute_bounds not available")
+    assert get_operation("bounds").availability()[0]
     from commcomp.bounds import compute_bounds
 
     out = run_operation("bounds", {"n": 1024, "precision": 16, "task": "index-lookup", "arch": "lstm"}, 0)
@@ -114,8 +113,7 @@ def test_bounds_operation_headline_fields():
 
 
 def test_the_repeat_axis_is_not_passed_to_the_operation(tmp_path):
-    if not get_operation("bounds").availability()[0]:
-        pytest.skip("commcomp.bounds.compute_bounds not available")
+    assert get_operation("bounds").availability()[0]
     s = SweepSpec("bounds", params={"precision": 8, "task": "index-lookup", "arch": "gru"}, axes={"n": (64,)},
                   repeats=2)
     summary = run_sweep(s, str(tmp_path / "r.sqlite"), workers=0)
@@ -145,8 +143,7 @@ def test_library_operations_return_the_library_json(op, target, params):
 
     from reductions.sweep.jsonable import jsonable
 
-    if not get_operation(op).availability()[0]:
-        pytest.skip(f"{target} not available yet")
+    assert get_operation(op).availability()[0], f"{target} is not available"
     module, _, name = target.partition(":")
     function = getattr(importlib.import_module(module), name)
     direct = function(**params) if op == "matrix" else function(**params, seed=123)  # matrix: no randomness
