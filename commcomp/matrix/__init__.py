@@ -1,21 +1,18 @@
 """Exact measures of small two-party problems, each with a certificate that an independent checker
 verifies.
 
-=====================  ==============================================  ==================================
-measure                function                                        size limit (after merging equal
-                                                                       rows and columns where it applies)
-=====================  ==============================================  ==================================
-matrix                 :func:`communication_matrix`,                   R*C <= 2^28 cells
-                       :func:`problem_matrix`
-distinct rows, one-way :func:`distinct_rows`                           R*C <= 2^28
-rank over Q            :func:`rank_rational` (``modular``/``bareiss``) min(R', C') <= 4096, R'C' <= 2^24
-                                                                       (bareiss: R'C' <= 2^14)
-rank over GF(2)        :func:`rank_gf2`                                max(R, C) <= 2^14
-fooling set            :func:`largest_fooling_set`                     exact: <= 400 cells of each value
-                       (``auto``/``exact``/``networkx``/``greedy``)    and 200 000 nodes; greedy R'C' <= 2^24
-D(f) + protocol tree   :func:`deterministic_cc`                        R', C' <= 32; 200 000 nodes
-partition number       :func:`partition_number`                        R'C' <= 64, R', C' <= 16; 200 000 nodes
-=====================  ==============================================  ==================================
+Measures and their size limits (R', C': distinct rows and columns where the measure merges them):
+
+- matrix: :func:`communication_matrix`, :func:`problem_matrix`; R*C <= 2^28 cells.
+- distinct rows, one-way complexity: :func:`distinct_rows`; R*C <= 2^28.
+- rank over Q: :func:`rank_rational` (``modular`` default, ``bareiss``); min(R', C') <= 4096 and
+  R'C' <= 2^24 (bareiss: R'C' <= 2^14).
+- rank over GF(2): :func:`rank_gf2`; max(R, C) <= 2^14.
+- fooling set: :func:`largest_fooling_set` (``auto`` default, ``exact``, ``networkx``, ``greedy``);
+  exact: at most 400 cells of each value and 200 000 nodes (networkx: 128 cells), greedy R'C' <= 2^24.
+- D(f) with an optimal protocol tree: :func:`deterministic_cc`; search: R', C' <= 32 and 200 000
+  nodes; where the rank bound meets the index protocol: min(R', C') <= 256 and R'C' <= 2^20.
+- partition number: :func:`partition_number`; R'C' <= 64, R', C' <= 16, 200 000 nodes.
 
 Beyond a limit a measure raises :class:`commcomp.errors.TooLargeError` naming the limit.
 :func:`check_certificate` re-verifies any result; :func:`measure` / :func:`measure_problem` run

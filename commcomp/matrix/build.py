@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidParameterError, TooLargeError
 
 __all__ = ["MAX_CELLS", "as_matrix", "communication_matrix", "problem_matrix", "reduce_matrix",
-           "ceil_log2"]
+           "ceil_log2", "first_positions"]
 
 MAX_CELLS = 2 ** 28
 _CHUNK_PAIRS = 2 ** 20  # (x, y) pairs handed to f per call: bounds the temporary batch arrays
@@ -161,6 +161,21 @@ def reduce_matrix(matrix: np.ndarray, *, drop_zero: bool = False):
     red, row_class = _unique_rows(m, drop_zero)
     redt, col_class = _unique_rows(np.ascontiguousarray(red.T), drop_zero)
     return np.ascontiguousarray(redt.T), row_class, col_class
+
+
+def first_positions(classes: np.ndarray, k: int) -> np.ndarray:
+    """For each class 0..k-1 the first position holding it (classes may hold -1: ignored).
+
+    Examples
+    --------
+    >>> first_positions(np.array([1, -1, 0, 1, 0]), 2).tolist()
+    [2, 0]
+    """
+    first = np.full(k, -1, dtype=np.int64)
+    pos = np.flatnonzero(classes >= 0)
+    labels, at = np.unique(classes[pos], return_index=True)
+    first[labels] = pos[at]
+    return first
 
 
 def _unique_rows(m: np.ndarray, drop_zero: bool):

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from .build import as_matrix, ceil_log2, reduce_matrix
-from .rank import _first_index
+from .build import as_matrix, ceil_log2, first_positions, reduce_matrix
 from ..errors import InvalidParameterError, TooLargeError
 
-__all__ = ["MAX_EXACT_VERTICES", "MAX_NETWORKX_VERTICES", "MAX_CELLS_GREEDY", "MAX_NODES", "FoolingSetResult", "largest_fooling_set",
+__all__ = ["MAX_EXACT_VERTICES", "MAX_NETWORKX_VERTICES", "MAX_CELLS_GREEDY", "MAX_NODES",
+           "FoolingSetResult", "largest_fooling_set",
            "is_fooling_set"]
 
 MAX_EXACT_VERTICES = 400
@@ -146,7 +146,7 @@ def largest_fooling_set(matrix, *, method: str = "auto", max_nodes: int = MAX_NO
             if method != "auto":
                 raise
     z = bool(red[best[0]]) if best else True
-    rows_of, cols_of = _first_index(row_class, red.shape[0]), _first_index(col_class, red.shape[1])
+    rows_of, cols_of = first_positions(row_class, red.shape[0]), first_positions(col_class, red.shape[1])
     cells = tuple((int(rows_of[i]), int(cols_of[j])) for i, j in best)
     both_values = counts[False] > 0 and counts[True] > 0
     used = "greedy" if method == "greedy" or not exact else "exact"

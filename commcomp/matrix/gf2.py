@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .build import MAX_CELLS, _unique_rows, as_matrix
+from .build import MAX_CELLS, _unique_rows, as_matrix, first_positions
 from .rank import RankResult, log_rank_bound
 from ..errors import InvalidParameterError, TooLargeError
 
@@ -128,7 +128,7 @@ def rank_gf2(matrix, *, method: str = "xor-basis") -> RankResult:
         red_mask[k] = 1 << t
     for k, mask in dep_mask.items():
         red_mask[k] = mask
-    first = _first_positions(row_class, len(red))
+    first = first_positions(row_class, len(red))
     basis_rows = [int(first[k]) for k in basis_red]
     is_basis = np.zeros(m.shape[0], dtype=bool)
     is_basis[basis_rows] = True
@@ -152,10 +152,3 @@ def _orientation(m: np.ndarray) -> int:
         return len(np.unique(np.argmax(a[nonzero], axis=1)))
 
     return int(spread(m.T) > spread(m))
-
-
-def _first_positions(classes: np.ndarray, k: int) -> np.ndarray:
-    labels, at = np.unique(classes, return_index=True)
-    first = np.empty(k, dtype=np.int64)
-    first[labels] = at
-    return first

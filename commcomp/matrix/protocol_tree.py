@@ -17,8 +17,14 @@ Iterative deepening from the lower bound then finds D and a tree of that depth; 
 input's own row and column indices) is the certificate.
 
 Size limits: at most ``MAX_SIDE`` (32) distinct rows and 32 distinct columns, and ``max_nodes``
-search nodes (default ``MAX_NODES`` = 200 000; the search is exponential in the worst case). Every
-matrix whose two bounds meet, which includes EQ, DISJ, GT, IP and Index, is solved without search.
+search nodes (default ``MAX_NODES`` = 200 000). Every matrix whose two bounds meet is solved without
+search: EQ, DISJ, GT, IP and Index at every n up to 5, and every random 32x32 matrix tried. Larger
+matrices are accepted when the bounds meet (then the tree is the row- or column-index protocol):
+up to ``MAX_SIDE_BOUNDS_MET`` (256) on the smaller side and ``MAX_CELLS_BOUNDS_MET`` (2^20) cells,
+e.g. EQ, DISJ, GT and IP up to n = 8 and Index up to n = 16. Where they
+do not meet, refuting depth ``lo`` means trying every split whose halves pass the rank bound, which
+is exponential: a 17x17 matrix with such a gap took about 49 000 nodes (5 s on the 2-core machine),
+and a gap at 32 distinct rows is out of reach (TooLargeError at the budget).
 """
 
 from __future__ import annotations
@@ -28,14 +34,16 @@ from typing import Union
 
 import numpy as np
 
-from ._modp import PRIMES, _lu_base
+from ._modp import PRIMES, lu_mod_p
 from .build import as_matrix, ceil_log2, reduce_matrix
 from ..errors import InvalidParameterError, TooLargeError
 
-__all__ = ["MAX_SIDE", "MAX_NODES", "ProtocolLeaf", "ProtocolNode", "ProtocolTreeResult",
+__all__ = ["MAX_SIDE", "MAX_SIDE_BOUNDS_MET", "MAX_CELLS_BOUNDS_MET", "MAX_NODES", "ProtocolLeaf", "ProtocolNode", "ProtocolTreeResult",
            "deterministic_cc", "tree_depth", "tree_leaves", "rank_sum_bound"]
 
 MAX_SIDE = 32
+MAX_SIDE_BOUNDS_MET = 256
+MAX_CELLS_BOUNDS_MET = 2 ** 20
 MAX_NODES = 200_000
 _P = PRIMES[0]
 
@@ -132,7 +140,9 @@ def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NOD
     Raises
     ------
     TooLargeError
-        More than :data:`MAX_SIDE` distinct rows or columns, or more than ``max_nodes`` nodes.
+        More than :data:`MAX_SIDE` distinct rows or columns where the bounds do not meet (or beyond
+        :data:`MAX_SIDE_BOUNDS_MET` / :data:`MAX_CELLS_BOUNDS_MET` where they do), or more than
+        ``max_nodes`` nodes.
 
     Examples
     --------
@@ -145,13 +155,20 @@ def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NOD
         raise InvalidParameterError(f"unknown method {method!r} for D(f); known: 'search'")
     m = as_matrix(matrix)
     red, _, _ = reduce_matrix(m)
-    if max(red.shape) > MAX_SIDE:
-        raise TooLargeError(f"D(f) search: {m.shape[0]}x{m.shape[1]} has {red.shape[0]} distinct rows "
-                            f"and {red.shape[1]} distinct columns; the limit is {MAX_SIDE} of each")
+    r, c = red.shape
+    where = f"D(f): {m.shape[0]}x{m.shape[1]} has {r} distinct rows and {c} distinct columns"
+    large = max(r, c) > MAX_SIDE
+    if large and (min(r, c) > MAX_SIDE_BOUNDS_MET or r * c > MAX_CELLS_BOUNDS_MET):
+        raise TooLargeError(f"{where}; the limit is {MAX_SIDE} of each for the search, and "
+                            f"{MAX_SIDE_BOUNDS_MET} on the smaller side (at most "
+                            f"{MAX_CELLS_BOUNDS_MET} cells) when the bounds meet")
     search = _Search(max_nodes)
     canon = _canon(red)[0]
     top = search.entry(canon)
-    bound = top.lo
+    bound = search.lower(canon, top)
+    if large and bound < top.hi:
+        raise TooLargeError(f"{where}; the rank bound {bound} is below the index protocol's "
+                            f"{top.hi}, and the search is limited to {MAX_SIDE} of each")
     depth = bound
     while depth < top.hi and not search.fits(canon, depth):
         depth += 1
@@ -162,10 +179,10 @@ def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NOD
 
 
 def _rank(a: np.ndarray) -> int:
-    """Rank mod a prime of a small 0/1 matrix (a lower bound on the rank over Q)."""
+    """Rank mod a prime of a 0/1 matrix (a lower bound on the rank over Q)."""
     if a.shape[1] > a.shape[0]:
-        a = a.T
-    return len(_lu_base(a.astype(np.float64), _P)[0])
+        a = a.T  # fewer columns: fewer elimination steps
+    return len(lu_mod_p(a.astype(np.float64), _P)[0])
 
 
 def _canon(sub: np.ndarray):
@@ -207,6 +224,7 @@ class _Entry:
     lo: int  # D >= lo is proved
     hi: int  # D <= hi, by plan
     plan: tuple  # ("leaf", value) | ("alice", row mask) | ("bob", column mask), in canonical indices
+    ranked: bool = False  # lo includes the rank bound
 
 
 class _Search:
@@ -231,20 +249,27 @@ class _Search:
     def _new_entry(canon: np.ndarray) -> _Entry:
         r, c = canon.shape
         if canon.all() or not canon.any():
-            return _Entry(0, 0, ("leaf", bool(canon.flat[0])))
-        lo = ceil_log2(_rank(canon) + _rank(~canon))
+            return _Entry(0, 0, ("leaf", bool(canon.flat[0])), ranked=True)
         if ceil_log2(r) <= ceil_log2(c):  # Alice sends her row, bit by bit, then Bob the answer
             plan = ("alice", np.arange(r) < (r + 1) // 2) if r > 1 else ("bob", ~canon[0])
-            return _Entry(lo, ceil_log2(r) + 1, plan)
+            return _Entry(1, ceil_log2(r) + 1, plan)
         plan = ("bob", np.arange(c) < (c + 1) // 2) if c > 1 else ("alice", ~canon[:, 0])
-        return _Entry(lo, ceil_log2(c) + 1, plan)
+        return _Entry(1, ceil_log2(c) + 1, plan)
+
+    @staticmethod
+    def lower(canon: np.ndarray, e: _Entry) -> int:
+        """The entry's proved lower bound, raised to the rank bound the first time it is asked."""
+        if not e.ranked:
+            e.lo = max(e.lo, ceil_log2(_rank(canon) + _rank(~canon)))
+            e.ranked = True
+        return e.lo
 
     def fits(self, canon: np.ndarray, d: int) -> bool:
         """Whether D(canon) <= d; on success the entry's plan achieves depth d."""
         e = self.entry(canon)
         if d >= e.hi:
             return True
-        if d < e.lo:
+        if d < self.lower(canon, e):
             return False
         self._tick()
         for speaker in ("alice", "bob"):

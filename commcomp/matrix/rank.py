@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._modp import PRIMES, integer_product_equals, lu_mod_p, solve_upper
-from .build import as_matrix, ceil_log2, reduce_matrix
+from .build import as_matrix, ceil_log2, first_positions, reduce_matrix
 from ..errors import InvalidParameterError, TooLargeError
 
 __all__ = ["MAX_SIDE_MODULAR", "MAX_CELLS_MODULAR", "MAX_CELLS_BAREISS", "RankResult",
@@ -109,16 +109,17 @@ def rank_rational(matrix, *, method: str = "modular") -> RankResult:
     >>> from commcomp.matrix import problem_matrix
     >>> rank_rational(problem_matrix("inner-product", 3)).rank   # 2^n - 1: the row x = 0 is zero
     7
-    >>> rank_rational([[1, 1, 0], [0, 1, 1], [1, 2 - 1, 0]], method="bareiss").rank
-    2
+    >>> res = rank_rational([[1, 1, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0]], method="bareiss")
+    >>> res.rank, res.certificate.dependent_rows.tolist(), res.certificate.numerators.tolist()  # row 2 - row 1
+    (3, [3], [[0, -1, 1]])
     """
     if method not in METHODS:
         raise InvalidParameterError(f"unknown rank method {method!r}; known: {', '.join(METHODS)}")
     m = as_matrix(matrix)
     red, row_class, col_class = reduce_matrix(m, drop_zero=True)
     _check_size(red, m.shape, method)
-    rows_of = _first_index(row_class, red.shape[0])  # original row of each reduced row
-    cols_of = _first_index(col_class, red.shape[1])
+    rows_of = first_positions(row_class, red.shape[0])  # original row of each reduced row
+    cols_of = first_positions(col_class, red.shape[1])
     if red.size == 0:
         cert = RationalRankCertificate(PRIMES[0], (), (), np.zeros((0, 0)), np.zeros((0, 0)),
                                        np.arange(m.shape[0]), np.zeros((m.shape[0], 0), np.int64), 1)
@@ -171,15 +172,6 @@ def _check_size(red: np.ndarray, shape, method: str) -> None:
     if method == "modular" and (min(r, c) > MAX_SIDE_MODULAR or r * c > MAX_CELLS_MODULAR):
         raise TooLargeError(f"{what}; the limits are min(rows, cols) <= {MAX_SIDE_MODULAR} and "
                             f"{MAX_CELLS_MODULAR} cells (distinct nonzero rows and columns)")
-
-
-def _first_index(classes: np.ndarray, k: int) -> np.ndarray:
-    """For each class 0..k-1 the first position holding it."""
-    first = np.full(k, -1, dtype=np.int64)
-    pos = np.flatnonzero(classes >= 0)
-    labels, at = np.unique(classes[pos], return_index=True)
-    first[labels] = pos[at]
-    return first
 
 
 def scaled(rows: np.ndarray, factor: int) -> np.ndarray:

@@ -45,11 +45,13 @@ def test_report_agrees_with_known_complexity(name, n):
 
 def test_too_large_parts_are_skipped_by_default_and_raise_when_asked_for():
     rep = measure_problem("disjointness", 6)
-    assert rep.deterministic_cc is None and rep.partition_number is None
-    assert set(rep.skipped) == {"deterministic_cc", "partition_number"}
+    assert rep.deterministic_cc == 7 and rep.partition_number is None  # D: rank bound met
+    assert set(rep.skipped) == {"partition_number"}
     assert rep.rank_rational == 64 and rep.fooling_set_size == 64 and rep.certificates_checked
+    rep = measure_problem("disjointness", 9)
+    assert rep.deterministic_cc is None and set(rep.skipped) == {"deterministic_cc", "partition_number"}
     with pytest.raises(TooLargeError, match="limit"):
-        measure_problem("disjointness", 6, ["partition"])
+        measure_problem("disjointness", 9, ["partition"])
     rep = measure_problem("disjointness", 4, ["partition"])  # D fits, the partition number does not
     assert rep.deterministic_cc == 5 and rep.partition_number is None
     assert rep.rank_rational is None and rep.to_json()["fooling_set"] is None

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+import commcomp.matrix.protocol_tree as protocol_tree
 from commcomp.errors import TooLargeError
 from commcomp.matrix import (ProtocolLeaf, ProtocolNode, check_certificate, deterministic_cc,
                              problem_matrix, rank_sum_bound, reduce_matrix, tree_depth)
@@ -121,12 +122,25 @@ def test_random_32x32_is_solved():
         assert res.deterministic_cc == rank_sum_bound(red) and check_certificate(res, m)
 
 
-def test_budget_and_size_limits():
+def test_budget_and_size_limits(monkeypatch):
     m = np.array(GAP_8x8[0], dtype=bool)
     with pytest.raises(TooLargeError, match="budget of 3 nodes"):
         deterministic_cc(m, max_nodes=3)
     with pytest.raises(TooLargeError, match="limit is 32"):
-        deterministic_cc(problem_matrix("equality", 6))
+        deterministic_cc(problem_matrix("equality", 9))  # 512 > 256 on the smaller side
+    monkeypatch.setattr(protocol_tree, "MAX_SIDE", 4)  # m reduces to 5x5 with a gap: no search
+    with pytest.raises(TooLargeError, match="limited to 4"):
+        deterministic_cc(m)
+    assert deterministic_cc(problem_matrix("equality", 3)).deterministic_cc == 4  # bounds meet
+
+
+@pytest.mark.parametrize("name, n, expected", [("equality", 8, 9), ("greater-than", 7, 8),
+                                               ("index", 12, 5)])
+def test_beyond_32_when_the_bounds_meet(name, n, expected):
+    m = problem_matrix(name, n)
+    res = deterministic_cc(m)
+    assert res.deterministic_cc == expected == get_problem(name).deterministic_bits(n)
+    assert check_certificate(res, m)
 
 
 def test_tree_checker_rejects_tampering():
