@@ -584,7 +584,9 @@ def _simulate_view(out):
     messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
                                                         "decoded numbers"], msg_rows)
     cont = out["continuation"]
-    if out.get("split_kind") == "recurrent":
+    if out.get("bob_step"):
+        bob = Text(out["bob_step"])
+    elif out.get("split_kind") == "recurrent":
         span = f"{cont['positions'][0]}..{cont['positions'][-1]}" if cont["positions"] else "(none)"
         bob = Text(f"Bob decodes the state and continues over positions {span}: " + " ".join(cont["tokens"]))
     else:

@@ -199,12 +199,35 @@ class StateRounder:
         out = self.precision.round(x)
         return out if out.dtype == self.dtype else self.xp.astype(out, self.dtype)
 
+    def _within(self, a) -> bool:
+        """``-limit <= a <= limit`` everywhere (NaN fails): two reductions, no temporaries."""
+        xp = self.xp
+        return bool(xp.max(a) <= self._limit) and bool(xp.min(a) >= -self._limit)
+
     def round_checked(self, x):
-        """Exactly ``precision.round(x)``, per call: the fast path, checked at once (one sync)."""
-        if self._fast is None:
-            return self.round_exact(x)
-        out, peak = self._fast(x)
-        return out if self._fine(peak) else self.round_exact(x)
+        """Exactly ``precision.round(x)``, per call: the fast path, checked at once (one sync).
+
+        The same fast paths as :meth:`__call__`, with the check done by two reductions over the
+        integer codes (fixed point) or the cast values (float32) instead of an ``|k|`` array.
+        """
+        fast = self._fast
+        if fast is None or x.ndim == 0 or x.size == 0 or x.dtype != self.dtype:
+            if fast is None:
+                return self.round_exact(x)
+            out, peak = fast(x)
+            return out if self._fine(peak) else self.round_exact(x)
+        xp = self.xp
+        if fast == self._fixed:
+            k = self._rint(x * self._scale)  # (...) integer codes, unclipped
+            if not self._within(k):
+                return self.round_exact(x)
+            k *= self._inv
+            k += 0.0  # fixed point has no -0
+            return k
+        if fast == self._float32:
+            f = xp.astype(x, xp.float32)  # IEEE cast: nearest, ties to even; overflow gives inf
+            return xp.astype(f, self.dtype) if self._within(f) else self.round_exact(x)
+        return x if self._within(x) else self.round_exact(x)
 
     def __call__(self, x):
         if self.exact:

@@ -71,11 +71,14 @@ def tokens_of(batch_or_tokens) -> np.ndarray:
 
 
 def transformer_logits(model, tokens, positions) -> np.ndarray:
-    """``model.forward`` at each output position: ``(B, K, C)`` host float64.
+    """``model.forward`` at each output position: ``(B, K, C)`` host float64 (``forward_at``
+    when the model has it: bit for bit the same).
 
     This is exactly what ``reductions.simulate`` runs for a Transformer (one ``forward`` per
     read position), so a construction is judged on the same pass.
     """
+    if hasattr(model, "forward_at"):  # the same numbers, the position-independent work once
+        return np.asarray(model.forward_at(tokens, [int(o) for o in positions]))  # (B, K, C)
     outs = [np.asarray(model.forward(tokens, output_position=int(o))) for o in positions]
     return np.stack(outs, axis=1)  # (B, K, C)
 

@@ -53,10 +53,28 @@ def chunk_size(construction: Construction) -> int:
 
 @dataclass(frozen=True)
 class Judge:
-    """The ground truth and the sampler of a task, as the search uses them."""
+    """The ground truth and the sampler of a task, as the search uses them.
 
-    ground_truth: object   # tokens (B, N) -> answers (B, K)
-    sample: object         # (batch, rng) -> tokens (B, N)
+    An input is a ``(B, N)`` token array, or a ``TaskBatch`` when the task's positions carry
+    vectors (``features``: qSA), which the construction reads instead of the tokens.
+    """
+
+    ground_truth: object   # inputs -> answers (B, K) or (B, K, d)
+    sample: object         # (batch, rng) -> inputs
+
+
+def take_rows(inputs, index):
+    """Rows ``index`` of a token array or of a ``TaskBatch`` (tokens and features; answers dropped)."""
+    if getattr(inputs, "tokens", None) is None:
+        return np.asarray(inputs)[index]
+    feats = inputs.features
+    return type(inputs)(inputs.tokens[index], None if feats is None else feats[index], None,
+                        inputs.meta)
+
+
+def count_rows(inputs) -> int:
+    """Number of instances in a token array or a ``TaskBatch``."""
+    return len(getattr(inputs, "tokens", inputs))
 
 
 def judge_for(construction: Construction, task=None) -> Judge:
@@ -70,17 +88,21 @@ def judge_for(construction: Construction, task=None) -> Judge:
         task = get_task(construction.task)
     n = construction.n
 
-    def truth(tokens):
-        return task.ground_truth(task.make_batch(n, tokens))
+    def truth(inputs):
+        if getattr(inputs, "tokens", None) is not None:
+            return task.ground_truth(inputs)
+        return task.ground_truth(task.make_batch(n, inputs))
 
     def sample(batch, rng):
-        return task.sample(n, batch, rng).tokens
+        b = task.sample(n, batch, rng)
+        return b if b.features is not None else b.tokens
     return Judge(truth, sample)
 
 
 def check_construction(construction: Construction, *, inputs=None, samples: int = 0, seed=0,
                        task=None, stop_early: bool = True) -> CheckResult:
-    """Check a construction on ``inputs`` (tokens) and on ``samples`` random task inputs.
+    """Check a construction on ``inputs`` (tokens or a ``TaskBatch``) and on ``samples`` random
+    task inputs.
 
     Runs in chunks of :func:`chunk_size` instances; with ``stop_early`` it returns at the first chunk
     with a miss (the search needs only pass / fail).
@@ -90,23 +112,24 @@ def check_construction(construction: Construction, *, inputs=None, samples: int 
     step = chunk_size(construction)
     blocks = []
     if inputs is not None:
-        inputs = np.asarray(inputs)
-        blocks += [inputs[i:i + step] for i in range(0, len(inputs), step)]
+        if getattr(inputs, "tokens", None) is None:
+            inputs = np.asarray(inputs)
+        blocks += [take_rows(inputs, slice(i, i + step)) for i in range(0, count_rows(inputs), step)]
     rng = np.random.default_rng(seed)
     left = int(samples)
     while blocks or left > 0:
         if blocks:
-            tokens = blocks.pop(0)
+            chunk = blocks.pop(0)
         else:
-            tokens, left = judge.sample(min(left, step), rng), left - min(left, step)
-        admitted = construction.admits(tokens)
+            chunk, left = judge.sample(min(left, step), rng), left - min(left, step)
+        admitted = construction.admits(chunk)
         if not admitted.any():
-            total = total + CheckResult(len(tokens), 0, 0)
+            total = total + CheckResult(count_rows(chunk), 0, 0)
             continue
-        kept = tokens[admitted]
+        kept = take_rows(chunk, admitted)
         ok = construction.correct(kept, judge.ground_truth(kept))
         idx = np.nonzero(admitted)[0][~ok][:20]
-        total = total + CheckResult(len(tokens), int(admitted.sum()), int(ok.sum()),
+        total = total + CheckResult(count_rows(chunk), int(admitted.sum()), int(ok.sum()),
                                     tuple(int(i) for i in idx))
         if stop_early and total.correct < total.admitted:
             break
@@ -145,7 +168,8 @@ def _passes(spec, n, precision, options, exhaustive, samples, seed, task):
     if exhaustive and inputs is None and c.task_object is not None:
         inputs = c.task_object.all_inputs()
     # a cheap screen first (it can only reject): a few inputs spread over the set, a few samples
-    screen = None if inputs is None else inputs[::max(1, len(inputs) // 32)]
+    screen = None if inputs is None else take_rows(inputs, slice(None, None,
+                                                                 max(1, count_rows(inputs) // 32)))
     quick = check_construction(c, inputs=screen, samples=min(samples, 8), seed=seed, task=task)
     if quick.correct < quick.admitted:
         return c, quick

@@ -39,6 +39,7 @@ from commcomp.errors import BitsError, InvalidParameterError
 from commcomp.precision import FixedPoint
 
 __all__ = ["split_heads", "merge_heads", "project", "softmax_attention", "naive_attention",
+           "shared_softmax_attention",
            "last_position_attention", "AttentionGrid", "AttentionPartial", "sum_partials",
            "exact_attention_sums", "float_attention_sums", "attention_from_sums",
            "MultiheadAttention", "ceil_log2"]
@@ -131,6 +132,55 @@ def softmax_attention(Q, K, V, *, scale: float, causal: bool = False,
     return xp.concat(out, axis=2)  # (B, H, Nq, d_v)
 
 
+def shared_softmax_attention(Q, K, V, *, scale: float, causal: bool = False,
+                             max_block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+    """:func:`softmax_attention` when every instance has the same queries and keys.
+
+    ``Q`` ``(1, H, Nq, d_k)`` and ``K`` ``(1, H, Nk, d_k)`` are shared by the batch, ``V``
+    ``(B, H, Nk, d_v)`` is not: the weights of a block of query rows are computed once and
+    applied to every instance in one matmul, ``(rows, Nk) @ (Nk, B·d_v)``, so the work is
+    ``O(H·N²·(d_k + B·d_v))`` instead of ``O(B·H·N²·(d_k + d_v))``.  Same formula as
+    :func:`softmax_attention` (row max as shift, ``(W V) / sum(W)``), summed in another order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.normal(size=(1, 2, 5, 3)), rng.normal(size=(1, 2, 5, 3))
+    >>> V = rng.normal(size=(4, 2, 5, 2))                                  # (B, H, N, d_v)
+    >>> a = shared_softmax_attention(Q, K, V, scale=0.5, causal=True, max_block_elements=20)
+    >>> b = softmax_attention(np.repeat(Q, 4, 0), np.repeat(K, 4, 0), V, scale=0.5, causal=True)
+    >>> a.shape, bool(np.allclose(a, b, rtol=0, atol=1e-13))
+    ((4, 2, 5, 2), True)
+    """
+    xp = namespace_of(Q, K, V)
+    B, H, Nk, d_v = V.shape
+    Nq = Q.shape[2]
+    if causal and Nq != Nk:
+        raise InvalidParameterError(f"causal attention needs as many queries as keys ({Nq} != {Nk})")
+    rows = min(max(1, Nq), max(1, int(max_block_elements) // max(1, H * Nk)))
+    Vt = xp.reshape(xp.permute_dims(V, (1, 2, 0, 3)), (H, Nk, B * d_v))  # (H, Nk, B*d_v)
+    Kt = xp.matrix_transpose(K[0, ...])  # (H, d_k, Nk)
+    tri = xp.reshape(xp.arange(rows), (1, -1)) <= xp.reshape(xp.arange(rows), (-1, 1))  # (rows, rows)
+    out = []
+    for i0 in range(0, Nq, rows):
+        i1 = min(Nq, i0 + rows)
+        kend = i1 if causal else Nk
+        S = xp.matmul(Q[0, :, i0:i1, :], Kt[:, :, :kend])  # (H, b, kend)
+        S *= scale
+        if causal:
+            b = i1 - i0
+            S[:, :, i0:kend] = xp.where(tri[:b, :b], S[:, :, i0:kend], _neg_inf(xp))
+        S -= xp.max(S, axis=-1, keepdims=True)
+        W = xp.exp(S)  # (H, b, kend)
+        del S
+        out.append(xp.matmul(W, Vt[:, :kend, :]) / xp.sum(W, axis=-1, keepdims=True))  # (H, b, B*dv)
+    if not out:
+        return xp.zeros((B, H, 0, d_v), dtype=V.dtype)
+    o = xp.reshape(xp.concat(out, axis=1), (H, Nq, B, d_v))  # (H, Nq, B, d_v)
+    return xp.permute_dims(o, (2, 0, 1, 3))  # (B, H, Nq, d_v)
+
+
 def naive_attention(Q, K, V, *, scale: float, causal: bool = False):
     """The textbook kernel with the whole ``(B, H, Nq, Nk)`` score matrix (baseline for benchmarks)."""
     xp = namespace_of(Q, K, V)
@@ -160,7 +210,7 @@ def float_attention_sums(q, K, V, *, scale: float, shift, mask=None):
     Positions are summed in chunks (O(N·(d_k+d_v)) work, no ``N x N`` matrix).
     """
     xp = namespace_of(q, K, V)
-    B, H, N, d_v = V.shape
+    B, (H, N, d_v) = q.shape[0], V.shape[1:]  # V (and K) may have a batch of 1
     num = xp.zeros((B, H, d_v), dtype=xp.float64)
     den = xp.zeros((B, H), dtype=xp.float64)
     step = _chunk(B, H, N, d_v)
@@ -229,7 +279,7 @@ def exact_attention_sums(q, K, V, *, scale: float, shift, grid: AttentionGrid, m
     (and are never rounded, so they add no saturations).
     """
     xp = namespace_of(q, K, V)
-    B, H, N, d_v = V.shape
+    B, (H, N, d_v) = q.shape[0], V.shape[1:]  # V (and K) may have a batch of 1
     num = xp.zeros((B, H, d_v), dtype=xp.int64)
     den = xp.zeros((B, H), dtype=xp.int64)
     step = _chunk(B, H, N, d_v)

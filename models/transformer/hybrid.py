@@ -45,7 +45,7 @@ from commcomp.precision import parse_precision
 from models.common import make_rounder
 from models.recurrent.base import RecurrentModel
 
-from .transformer import NORMS, AttentionBlock, block_param_shapes, init_block, normalize
+from .block import NORMS, AttentionBlock, block_param_shapes, init_block, normalize
 
 __all__ = ["Hybrid", "build_hybrid"]
 

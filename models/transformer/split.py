@@ -55,6 +55,7 @@ from commcomp.precision import FixedPoint, MAX_FIXED_BITS
 
 from .attention import (AttentionGrid, AttentionPartial, attention_from_sums, ceil_log2,
                         exact_attention_sums, float_attention_sums, project, sum_partials)
+from .factored import first_layer_heads
 
 __all__ = ["SplitMixin"]
 
@@ -93,8 +94,11 @@ class SplitMixin:
         False means every token gives the same query bit for bit: then Alice computes it herself
         and a 1-round protocol suffices.
         """
-        q = self.query(self.xp.arange(self.vocab_size), output_position)  # (V, H, d_k)
-        return not bool(self.xp.all(q == q[:1, ...]))
+        key = ("query-depends", int(output_position))
+        if key not in self._cache:
+            q = self.query(self.xp.arange(self.vocab_size), output_position)  # (V, H, d_k)
+            self._cache[key] = not bool(self.xp.all(q == q[:1, ...]))
+        return self._cache[key]
 
     def query_bits(self) -> int:
         """Bits per instance of Bob's query message: ``H · d_k · P`` (64 in reference mode)."""
@@ -113,13 +117,21 @@ class SplitMixin:
             c = xp.sum(query * beta, axis=-1) + math.sqrt(self.d_model) * \
                 xp.sqrt(xp.sum(gWq * gWq, axis=-1))  # (B, H)
             return c * blk.scale
-        zero = xp.zeros((blk.H, W_K.shape[2]), dtype=xp.float64)
         last = output_position + 1 if self.causal else n_positions
         c = xp.sum(query * b_K, axis=-1)  # (B, H)
-        for table in (self.w["tok_emb"], self.pos.rows(xp.arange(last), xp)):  # (n, d)
-            keys = xp.permute_dims(project(table, W_K, zero), (1, 2, 0))  # (H, d_k, n)
+        for keys in self._shift_keys(last):  # (H, d_k, n) of the token table, then the positions
             c = c + xp.max(xp.matmul(query[:, :, None, :], keys)[:, :, 0, :], axis=-1)  # (B, H)
         return c * blk.scale
+
+    def _shift_keys(self, last: int):
+        """Unrounded keys of every token and of positions ``0..last-1``, ``(H, d_k, n)`` each (cached)."""
+        key = ("shift-keys", int(last))
+        if key not in self._cache:
+            xp, W_K = self.xp, self.blocks[0].w["W_K"]
+            zero = xp.zeros((self.n_heads, W_K.shape[2]), dtype=xp.float64)
+            self._cache[key] = tuple(xp.permute_dims(project(table, W_K, zero), (1, 2, 0))
+                                     for table in (self.w["tok_emb"], self.pos.rows(xp.arange(last), xp)))
+        return self._cache[key]
 
     def value_bound(self) -> float:
         """A bound on ``|v|`` over every token, position and head, from the weights alone."""
@@ -217,9 +229,26 @@ class SplitMixin:
         else:
             raise InvalidParameterError("the query depends on the token at the output position, "
                                         "which these positions do not hold: pass query=")
+        K, V = self.first_layer_kv(kept)
+        return self._sums(q, K, V, mask, N, o)
+
+    def first_layer_kv(self, tokens):
+        """Keys and values of every position: ``(B or 1, H, N, d_k)``, ``(B or 1, H, N, d_v)``.
+
+        From the per-token and per-position tables when the embedding splits exactly
+        (:mod:`models.transformer.factored`; a batch of 1 when no token changes them), else by
+        embedding and projecting every row.  Row j depends only on the token at j and on j.
+        """
+        K, V = first_layer_heads(self, tokens, "K"), first_layer_heads(self, tokens, "V")
+        if K is None:  # the embedding does not split exactly: embed and project every row
+            blk = self.blocks[0]
+            h = blk.attn_input(self.embed(tokens))  # (B, N, d)
+            K, V = blk.heads(h, "K"), blk.heads(h, "V")  # (B, H, N, d_k), (B, H, N, d_v)
+        return K, V
+
+    def _sums(self, q, K, V, mask, N: int, o: int) -> AttentionPartial:
+        """The attention sums at ``o`` over the positions in ``mask`` (``partial``'s last step)."""
         blk = self.blocks[0]
-        h = blk.attn_input(self.embed(kept))  # (B, N, d)
-        K, V = blk.heads(h, "K"), blk.heads(h, "V")  # (B, H, N, d_k), (B, H, N, d_v)
         c = self.score_shift(q, N, o)  # (B, H)
         grid = self.attention_grid(N)
         if grid is None:
@@ -230,6 +259,19 @@ class SplitMixin:
                 self.precision.saturations.add(grid.weight.saturations.reset()
                                                + grid.value.saturations.reset())
         return AttentionPartial(num, den, N, o, grid)
+
+    def _forward_at_one_layer(self, tokens, outputs):
+        """``forward(tokens, o)`` for each ``o`` of ``outputs``, keys and values computed once."""
+        xp = self.xp
+        B, N = tokens.shape
+        K, V = self.first_layer_kv(tokens)
+        logits = []
+        for o in outputs:
+            mask = xp.asarray(np.ones((1, N), dtype=bool) & ((np.arange(N) <= o) | (not self.causal)))
+            t_o = tokens[:, o] if self.query_depends_on_input(o) else xp.zeros((B,), dtype=xp.int64)
+            p = self._sums(self.query(t_o, o), K, V, mask, N, o)
+            logits.append(self.finish(p, tokens[:, o]))  # (B, C)
+        return logits
 
     def finish(self, partials, tokens_at_output):
         """Logits ``(B, C)`` from the partials (one, or a sequence to add) and Bob's token at ``o``."""

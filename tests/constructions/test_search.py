@@ -68,3 +68,23 @@ def test_table_and_sweep_entry_point():
     out = minimal_width("string-equality", "transformer", 3)
     assert out["min_width"] == 2 * 2 + 5 and out["min_precision_bits"] is not None
     assert out["theorem"] == "BHBK-EQ-2TF"
+
+
+def test_feature_tasks_are_judged_on_their_rows():
+    """qSA reads the rows (z_i; y_i; i), not the tokens: the search samples TaskBatches."""
+    spec = get_construction("qsa-random-keys")
+    c = spec.make(3, "fixed:10:6")
+    assert check_construction(c, samples=300, seed=1).ok
+    r = minimal_fixed(spec, 3, exhaustive=False, samples=200, bits=range(2, 20))
+    P = r.value
+    assert P is not None and check_construction(spec.make(3, r.precision), samples=200).ok
+    # one bit less fails on the same samples for every split of the bits
+    assert not any(check_construction(spec.make(3, f"fixed:{P - 1}:{F}"), samples=200).ok
+                   for F in range(P - 1))
+
+
+def test_moment_curve_needs_more_than_fixed_point_of_40_bits_at_q_8():
+    """C7b's margin is ~(2/N)^(2q): about 2q log2 N bits, beyond 39 at q = 8 (N = 17)."""
+    spec = get_construction("qsa-moment-curve")
+    assert minimal_fixed(spec, 8, exhaustive=False, samples=50, bits=range(30, 40)).value is None
+    assert minimal_float(spec, 8, exhaustive=False, samples=50).value == "float64"
