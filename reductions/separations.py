@@ -13,6 +13,8 @@
   of the architecture run as an Alice/Bob protocol (:func:`reductions.simulate.verify`: faithful bit
   for bit, with the bits it sent against the problem's lower bound) or the reason no bounded protocol
   exists; and the construction run by its own forward pass and judged by the task's ground truth.
+  For qsa the 1-layer model is a row-reading attention unit and the output row is Alice's, so the
+  protocol is :mod:`reductions.simulate.qsa`'s (she sends that row's q, k, v; ``protocol_note`` says so).
 
 Examples
 --------
@@ -177,6 +179,9 @@ def _protocol(task, arch, layers, n, precision, width, heads, instances, seed):
         return None, None, None, None, str(exc).splitlines()[0]
     faithful = out["faithful"] if out.get("exact", True) else None
     note = None if out.get("exact", True) else f"max difference {out.get('max_abs_difference')}"
+    if out.get("split_kind") == "attention-row":  # qsa: the output row is Alice's (SHT Thm 4, §8.7)
+        note = ("one round: Alice sends her row's query, key and value, "
+                f"{out['bits_per_message']} bits; Bob attends over all rows")
     return faithful, out["bits_per_message"], out["lower_bound_bits"], out.get("theorem"), note
 
 

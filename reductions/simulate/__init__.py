@@ -4,6 +4,8 @@
   :class:`Simulation`, refusing architectures with no protocol of bounded cost.
 * :mod:`.recurrent`: any recurrent model, one way (Alice's prefix, then Bob's suffix; §8.1, §8.2).
 * :mod:`.transformer`: a 1-layer Transformer under any partition, one or two rounds (§8.3).
+* :mod:`.qsa`: qSA's row-reading attention unit with the output row on Alice's side: she sends that
+  row's query, key and value in one message (§8.7, SHT Thm 4).
 * :mod:`.running`: the recurrence in time blocks, over a prefix tree, and greedy generation.
 * :mod:`.batch`: :func:`run_batch`, the pipeline on one batch: encode, protocol, unsplit model, checks.
 * :mod:`.api`: :func:`simulate` and :func:`verify`, the JSON of DESIGN §4.
@@ -18,12 +20,13 @@ Examples
 from .api import DEFAULT_INSTANCES, simulate, simulate_instance, verify
 from .batch import BatchResult, DistinctMessages, exhaustive_batches, random_batches, run_batch
 from .outputs import CotSpec, ModelRun, compare_runs
+from .qsa import RowAttentionSplit
 from .recurrent import RecurrentSplit, split_point
 from .running import generate, prefix_tree_run, run_blocks
 from .setup import Simulation, answer_classes, prepare, refuse_unsplittable
 from .transformer import TransformerSplit
 
 __all__ = ["simulate", "verify", "simulate_instance", "prepare", "Simulation", "refuse_unsplittable",
-           "answer_classes", "RecurrentSplit", "TransformerSplit", "split_point", "run_batch",
-           "BatchResult", "exhaustive_batches", "random_batches", "DistinctMessages", "ModelRun",
+           "answer_classes", "RecurrentSplit", "TransformerSplit", "RowAttentionSplit", "split_point",
+           "run_batch", "BatchResult", "exhaustive_batches", "random_batches", "DistinctMessages", "ModelRun",
            "CotSpec", "compare_runs", "run_blocks", "prefix_tree_run", "generate", "DEFAULT_INSTANCES"]

@@ -65,7 +65,8 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1,
     Fields beyond DESIGN's: ``layers, heads, tokens`` (the task sequence as token names),
     ``read_positions, split`` (how the model is split), ``bits_per_message``, ``exact``,
     ``max_abs_difference``, ``model_answer``, ``rounds[].numbers`` (each message decoded),
-    ``continuation`` (Bob's positions and tokens), ``cot_valid`` (chain of thought).
+    ``continuation`` (Bob's positions and tokens), ``bob_step`` (what Bob computes, where the split
+    says it in words; else None), ``cot_valid`` (chain of thought).
     """
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model)
@@ -94,7 +95,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1,
         "split": sim.split.describe(), "split_kind": sim.split.kind, "split_at": split_at,
         "protocol_rounds": sim.split.rounds,
         "rounds": rounds, "bits_sent": res.bits_sent, "bits_per_message": sim.bits_per_message,
-        "continuation": _continuation(sim, tokens),
+        "continuation": _continuation(sim, tokens), "bob_step": getattr(sim.split, "bob_step", None),
         "model_output": _run_json(res.reference, 0, sim), "protocol_output": _run_json(res.protocol, 0, sim),
         "faithful": bool(res.faithful[0]) if res.exact else None, "exact": res.exact,
         "max_abs_difference": res.max_abs_difference,
@@ -119,7 +120,7 @@ def _continuation(sim, tokens) -> dict:
 
 
 def _describe(sim, message):
-    if sim.split.kind == "transformer":
+    if sim.split.kind in ("transformer", "attention-row"):
         return sim.split.describe_message(message.rows, 0, label=message.label)
     return sim.split.describe_message(message.rows, 0)
 
@@ -189,7 +190,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, h
         "correct": counts["correct"] / k, "correct_count": counts["correct"],
         "model_correct_count": counts["model_correct"],
         "bits_per_message": sim.bits_per_message if bits is None else bits,
-        "protocol_rounds": sim.split.rounds,
+        "protocol_rounds": sim.split.rounds, "split_kind": sim.split.kind,
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
         "distinct_messages": distinct.count,
         "saturations": sim.precision.saturations.count - saturations0,

@@ -3,8 +3,9 @@
 :func:`prepare` turns the names users type (task, architecture, precision, ...) into a
 :class:`Simulation`: the reduction and its problem at size n, a model (random weights, a
 construction, a saved file, or a ready model object), and the split that runs the model as a
-protocol (:class:`~reductions.simulate.recurrent.RecurrentSplit` or
-:class:`~reductions.simulate.transformer.TransformerSplit`). Architectures with no protocol of
+protocol (:class:`~reductions.simulate.recurrent.RecurrentSplit`,
+:class:`~reductions.simulate.transformer.TransformerSplit`, or for qsa's row-reading attention unit
+:class:`~reductions.simulate.qsa.RowAttentionSplit`). Architectures with no protocol of
 bounded cost are refused here, before any model is built.
 
 Examples
@@ -45,7 +46,7 @@ class Simulation:
     reduction, problem : the reduction and its two-party problem
     n : int
         The problem size; ``task_n`` is the task's size parameter (``reduction.task_size(n)``).
-    model : the model (a ``RecurrentModel`` or a 1-layer ``Transformer``)
+    model : the model (a ``RecurrentModel``, a 1-layer ``Transformer``, or qsa's attention unit)
     arch, width, layers, heads : str, int or None, int, int
         What was asked for (``width`` is None for a ready model whose width is not known).
     precision : Precision
@@ -55,7 +56,7 @@ class Simulation:
     seed : int
     cot : bool
         Bob generates a chain of thought (IsTree) after the input.
-    split : RecurrentSplit or TransformerSplit
+    split : RecurrentSplit, TransformerSplit or RowAttentionSplit
         The protocol that runs the model split between Alice and Bob.
     """
 
@@ -191,6 +192,12 @@ def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, c
     if spec.name == "transformer":
         hyper["max_len"] = max(4096, reduction.length(n))
     if weights == "random":
+        if spec.name == "transformer":  # a task whose rows carry real data (qsa) runs a row-reading unit
+            from .qsa import random_row_model
+
+            unit = random_row_model(reduction, n, width, heads, precision, seed)
+            if unit is not None:
+                return unit
         from models.registry import build_model
 
         return build_model(spec.name, vocab_size=vocab, width=width, n_outputs=classes, layers=layers,
@@ -223,7 +230,10 @@ def _check_model(model, reduction, n, cot):
 
 
 def _model_width(model, default):
-    """The width m of a model built elsewhere (a construction or a file sets its own)."""
+    """The width m of a model built elsewhere (a construction or a file sets its own); for a
+    row-reading attention unit (qsa) its query/key width, SHT's m."""
+    if hasattr(model, "row_qkv"):
+        return int(model.d_k)
     if hasattr(model, "d_model"):
         return int(model.d_model)
     layers = getattr(model, "layers", None)
@@ -270,7 +280,7 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
     if cot and not hasattr(reduction.task, "check_cot"):
         raise InvalidParameterError(f"task {reduction.task_name} has no chain of thought")
     if model is not None:
-        arch = getattr(model, "arch", arch)
+        arch = "transformer" if hasattr(model, "row_qkv") else getattr(model, "arch", arch)  # qsa's unit
         layers = getattr(model, "n_layers", layers)
         heads = getattr(model, "n_heads", heads)
         weights = "model"
@@ -301,9 +311,11 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
     else:
         if cot:
             raise InvalidParameterError("chain of thought is simulated for recurrent models only")
+        from .qsa import RowAttentionSplit, is_row_model
         from .transformer import TransformerSplit
 
-        split = TransformerSplit(model, reduction, n)
+        # a row-reading unit (qsa) whose output row Alice holds: she sends that row's q, k, v (§8.7)
+        split = (RowAttentionSplit if is_row_model(model) else TransformerSplit)(model, reduction, n)
     return Simulation(reduction, prob, n, reduction.task_size(n), model, spec.name, width, layers, heads,
                       precision, str(weights), int(seed), bool(cot), split)
 

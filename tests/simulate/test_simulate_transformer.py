@@ -95,8 +95,10 @@ def test_refusals():
     hybrid = build_model("hybrid", vocab_size=6, width=2, n_outputs=2, precision="fixed:8:4", recurrent="gru")
     with pytest.raises(UnsupportedSplitError):
         prepare("index-lookup", n=4, model=hybrid)
+    # a token Transformer read at Alice's row (qsa's own unit is split by reductions.simulate.qsa)
+    token_tf = build_model("transformer", vocab_size=20, width=2, n_outputs=2, precision="fixed:8:4")
     with pytest.raises(UnsupportedSplitError, match="Alice's"):
-        prepare("qsa", "transformer", 3, "fixed:8:4")
+        prepare("qsa", n=3, model=token_tf)
 
 
 def test_query_modes():

@@ -1,0 +1,229 @@
+"""A row-reading attention unit (qSA's) as a one-way protocol: Alice sends her rows' q, k, v (§8.7).
+
+SHT's Thm 4 (App. B.3) reads the output at token 2q+1, whose pointer set is Alice's input, so the
+partial-sum protocol of :mod:`.transformer` (which needs the output row on Bob's side) does not
+apply. Here instead, in one message, Alice sends the query of every read row she holds and the key
+and value of every row she holds, each number rounded at the model's precision P and written in
+its code (:meth:`~commcomp.precision.Precision.encode_rows`). Bob computes the keys and values of
+his and the public rows himself, puts Alice's in their places, and runs the attention at the read
+rows over all N rows. The cost, with H heads, ``A`` Alice's rows and ``R_A`` the read rows among them::
+
+    bits = P · H · (|R_A| · d_k + |A| · (d_k + d_v))
+
+which for DISJ -> qSA (``|A| = |R_A| = 1``: token 2q+1) is ``H · (2 d_k + d_v) · P``: SHT's
+``m·p`` for Q(x_{2q+1}), plus the token's own key and value (the catalogue's implementation note:
+they too depend on Alice's input in general). Float64 reference mode sends float64 codes (P = 64).
+
+Faithful bit for bit at every precision: the unit's q, k, v of a row depend on that row alone and
+are computed elementwise in a fixed order, the codec is exact on the precision's grid, and Bob's
+attention and the unsplit pass (:meth:`~models.constructions.qsa.QSAAttentionUnit.output_rows`) are
+the same function, :meth:`~models.constructions.qsa.QSAAttentionUnit.attend`, on the same arrays.
+
+Examples
+--------
+>>> from reductions.simulate.setup import prepare
+>>> sim = prepare("qsa", "transformer", 3, "fixed:8:4", weights="construction")
+>>> m = sim.model                       # C7a at q = 3: one-hot keys of width m_k = N = 7, d' = 2
+>>> sim.split.kind, sim.split.rounds, (m.d_k, m.d_v), sim.bits_per_message   # (2·7 + 2)·8
+('attention-row', 1, (7, 2), 128)
+>>> from reductions.simulate.api import verify
+>>> v = verify("qsa", "transformer", 3, "fixed:8:4", weights="construction", exhaustive=True)
+>>> v["instances"], v["faithful"], v["correct"], v["lower_bound_bits"], v["distinct_messages"]
+(64, 1.0, 1.0, 3, 8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from commcomp.bits import BitRows
+from commcomp.errors import InvalidParameterError, UnsupportedSplitError
+from commcomp.precision import FLOAT64
+from commcomp.protocol import ALICE, BOB, Protocol, Step
+
+from ..base import ALICE as A_OWNS
+from .outputs import ModelRun, answers_from_logits
+from .setup import answer_classes
+
+__all__ = ["RowAttentionSplit", "is_row_model", "random_row_model", "row_message_bits"]
+
+
+def is_row_model(model) -> bool:
+    """Whether ``model`` is a row-reading attention unit (qSA's): it reads ``features`` rows and
+    exposes ``row_qkv`` / ``attend``, which this protocol splits."""
+    return hasattr(model, "row_qkv") and hasattr(model, "attend")
+
+
+def row_message_bits(P: int, heads: int, d_k: int, d_v: int, alice_rows: int, alice_reads: int) -> int:
+    """``P · H · (|R_A| · d_k + |A| · (d_k + d_v))``: the bits of Alice's one message.
+
+    Examples
+    --------
+    >>> row_message_bits(8, 1, 7, 2, 1, 1)     # qSA: (2 d_k + d_v) P
+    128
+    """
+    return int(P) * int(heads) * (int(alice_reads) * int(d_k) + int(alice_rows) * (int(d_k) + int(d_v)))
+
+
+def random_row_model(reduction, n: int, width: int, heads: int, precision, seed: int):
+    """The random-weight unit ``--weights random`` runs for a row-reading task (qsa), or None for
+    any other task (those run a token Transformer)."""
+    if reduction.task_name != "qsa":
+        return None
+    from models.constructions.qsa import QSARandomUnit
+
+    return QSARandomUnit(dim=answer_classes(reduction, n), q=reduction.task_size(n), width=width,
+                         heads=heads, precision=precision, seed=seed, length=reduction.length(n))
+
+
+class RowAttentionSplit:
+    """A row-reading attention unit run as a one-way protocol for one reduction at one size.
+
+    Attributes
+    ----------
+    owners, read : numpy.ndarray
+        The owner mask and the read positions.
+    alice_rows, alice_reads : numpy.ndarray
+        Alice's rows, and the read rows among them (their queries go in the message).
+    rounds : int
+        Always 1.
+    exact : bool
+        Always True: Bob's pass and the unsplit one run the same arithmetic in the same order.
+    code : Precision
+        The message code (the model's precision; float64 in reference mode).
+    bits_per_instance : int
+        :func:`row_message_bits`.
+
+    Raises
+    ------
+    UnsupportedSplitError
+        For a model that is not a 1-layer row-reading unit.
+    InvalidParameterError
+        For a unit built for another length or pointer count than the task's.
+    """
+
+    kind = "attention-row"
+    rounds = 1
+    exact = True
+
+    def __init__(self, model, reduction, n: int):
+        if not is_row_model(model) or getattr(model, "n_layers", 1) != 1:
+            raise UnsupportedSplitError("only a 1-layer row-reading attention unit (qsa's) is split into "
+                                        "Alice's rows' query, key and value")
+        self.model, self.reduction, self.n = model, reduction, int(n)
+        self.task = reduction.task
+        self.owners = reduction.owners(n)
+        self.length = N = int(self.owners.size)
+        task_n = reduction.task_size(n)
+        if int(model.length) != N or int(getattr(model, "q", task_n)) != task_n:
+            raise InvalidParameterError(f"the unit is built for N = {model.length}, q = {getattr(model, 'q', '?')}"
+                                        f"; {reduction.name} at n = {n} needs N = {N}, q = {task_n}")
+        self.classes = answer_classes(reduction, n)
+        if int(model.d_model_out) < self.classes:
+            raise InvalidParameterError(f"the unit has {model.d_model_out} outputs, the task needs "
+                                        f"{self.classes}")
+        self.read = np.asarray(reduction.output_positions(n), dtype=np.int64)
+        self.alice_rows = np.nonzero(self.owners == A_OWNS)[0]
+        self.bob_rows = np.nonzero(self.owners != A_OWNS)[0]  # Bob's and the public rows
+        self.alice_reads = self.read[self.owners[self.read] == A_OWNS]
+        self.code = model.precision if model.precision is not None else FLOAT64
+        self.heads, self.d_k, self.d_v = int(model.n_heads), int(model.d_k), int(model.d_v)
+        self.bits_per_instance = row_message_bits(self.code.bits, self.heads, self.d_k, self.d_v,
+                                                  self.alice_rows.size, self.alice_reads.size)
+        self.bob_step = (f"Bob computes the keys and values of rows {self.bob_rows.tolist()} himself, "
+                         f"puts Alice's at {self.alice_rows.tolist()}, and attends from row(s) "
+                         f"{self.read.tolist()} over all {N} rows")
+
+    # -- inputs of the parties ---------------------------------------------------------------
+    def party_inputs(self, encoded, y, group: int = 1):
+        """``(alice_input, bob_input, public)``: each party's own feature rows (Bob's include the
+        public ones) and Bob's y; the owner mask is public."""
+        if group != 1:
+            raise InvalidParameterError("the row protocol runs one instance per row (group = 1)")
+        feats = np.asarray(encoded.task_batch.features, dtype=np.float64)  # (B, N, width)
+        alice = {"positions": self.alice_rows, "features": feats[:, self.alice_rows]}
+        bob = {"positions": self.bob_rows, "features": feats[:, self.bob_rows], "y": np.asarray(y)}
+        public = {"n": self.n, "length": self.length, "owners": self.owners.copy()}
+        return alice, bob, public
+
+    def _scatter(self, positions, rows) -> np.ndarray:
+        """A ``(B, N, width)`` feature array holding ``rows`` at ``positions`` and zeros elsewhere
+        (the unit reads only the rows asked for)."""
+        full = np.zeros((rows.shape[0], self.length, rows.shape[2]))
+        full[:, positions] = rows
+        return full
+
+    def _split_message(self, values):
+        """Decoded message ``(B, k)`` -> queries ``(B, |R_A|, H, d_k)``, keys and values of Alice's rows."""
+        B, H, a, r = values.shape[0], self.heads, self.alice_rows.size, self.alice_reads.size
+        cuts = np.cumsum([r * H * self.d_k, a * H * self.d_k])
+        q, k, v = np.split(values, cuts, axis=1)
+        return (q.reshape(B, r, H, self.d_k), k.reshape(B, a, H, self.d_k), v.reshape(B, a, H, self.d_v))
+
+    # -- the protocol ------------------------------------------------------------------------
+    def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
+        """The one-round protocol; Bob's full output goes to ``sink["bob"]``."""
+        model, sink = self.model, {} if sink is None else sink
+        at_alice = np.searchsorted(self.alice_rows, self.alice_reads)  # read rows among Alice's
+
+        def alice(view):
+            if observe is not None:
+                observe(ALICE, view)
+            own = view.own_input
+            q, k, v = model.row_qkv(self._scatter(own["positions"], own["features"]), own["positions"])
+            B = q.shape[0]
+            numbers = np.concatenate([q[:, at_alice].reshape(B, -1), k.reshape(B, -1), v.reshape(B, -1)],
+                                     axis=1)  # (B, H (|R_A| d_k + |A| (d_k + d_v)))
+            return BitRows(self.code.encode_rows(numbers))  # (B, bits_per_instance)
+
+        def bob(view):
+            if observe is not None:
+                observe(BOB, view)
+            own = view.own_input
+            q_a, k_a, v_a = self._split_message(self.code.decode_rows(view.received[0].array))
+            q_b, k_b, v_b = model.row_qkv(self._scatter(own["positions"], own["features"]), own["positions"])
+            B, N = q_b.shape[0], self.length
+            K = np.empty((B, N, self.heads, self.d_k))
+            V = np.empty((B, N, self.heads, self.d_v))
+            K[:, own["positions"]], K[:, self.alice_rows] = k_b, k_a
+            V[:, own["positions"]], V[:, self.alice_rows] = v_b, v_a
+            Q = np.empty((B, self.read.size, self.heads, self.d_k))
+            for i, o in enumerate(self.read):  # each read row's query: from Alice's message or Bob's own
+                mine, hers = np.nonzero(own["positions"] == o)[0], np.nonzero(self.alice_reads == o)[0]
+                Q[:, i] = q_b[:, mine[0]] if mine.size else q_a[:, hers[0]]
+            run = self._run(model.attend(Q, K, V))
+            sink["bob"] = run
+            return self.reduction.decode(run.answers, own["y"])
+
+        return Protocol(f"{self.reduction.name}/attention-row/1-round", (Step(ALICE, BOB, alice, "q, k, v"),),
+                        BOB, bob, "Alice's rows' query, key and value (theorems.md §8.7)")
+
+    def _run(self, out) -> ModelRun:
+        logits = np.asarray(out, dtype=np.float64)  # (B, K, d_out)
+        return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
+
+    # -- the unsplit model ---------------------------------------------------------------------
+    def reference(self, encoded, runner: str = "plain") -> ModelRun:
+        """The unsplit unit's output at the read rows (every row's q, k, v, then the attention)."""
+        return self._run(self.model.output_rows(encoded.task_batch.features, self.read))
+
+    # -- reading a message -------------------------------------------------------------------
+    def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None):
+        """The numbers in instance ``b``'s message: per read row of Alice's and head the query,
+        then per row of Alice's and head the key and the value."""
+        q, k, v = self._split_message(self.code.decode_rows(rows.array[b:b + 1]))
+        out = []
+        for i, o in enumerate(self.alice_reads):
+            out += [(f"q@{o}.h{h}", q[0, i, h].tolist()) for h in range(self.heads)]
+        for i, a in enumerate(self.alice_rows):
+            out += [(f"k@{a}.h{h}", k[0, i, h].tolist()) for h in range(self.heads)]
+            out += [(f"v@{a}.h{h}", v[0, i, h].tolist()) for h in range(self.heads)]
+        return out
+
+    def describe(self) -> str:
+        a, r = self.alice_rows.size, self.alice_reads.size
+        return (f"1-round row protocol: Alice sends the query of her read row(s) {self.alice_reads.tolist()} "
+                f"and the key and value of her row(s) {self.alice_rows.tolist()} at {self.code.name}: "
+                f"P·H·(|R_A|·d_k + |A|·(d_k + d_v)) = {self.code.bits}·{self.heads}·({r}·{self.d_k} + "
+                f"{a}·({self.d_k} + {self.d_v})) = {self.bits_per_instance} bits; attention in a fixed "
+                "order")
