@@ -23,6 +23,7 @@ Usage::
     python benchmarks/bench_constructions.py                          # ~15 minutes, 2 shared cores
     python benchmarks/bench_constructions.py --sections il65536 eq8192
     python benchmarks/bench_constructions.py --quick                  # small sizes, seconds
+    python benchmarks/bench_constructions.py --sections table --only qSA  # some table rows
     python benchmarks/bench_constructions.py --out constructions.json
 """
 
@@ -128,12 +129,16 @@ TABLE_PLAN = [  # (construction, options, label, sizes)
     ("nearest-neighbour-2tf", {}, "C4 Nearest Neighbour (tie-break)", (2, 16, 64)),
     ("mqar-2tf", {}, "C4 MQAR (exact keys)", (3, 64, 256, 1024)),
     ("k-dnf-2tf", {}, "C5 3-DNF, M = N terms", (8, 64, 256)),
+    ("qsa-random-keys", {}, "C7a qSA (random keys), N = 2q + 1", (2, 4, 8, 16)),
+    ("qsa-moment-curve", {}, "C7b qSA (moment curve), N = 2q + 1", (2, 4, 8)),
+    ("match2-1tf", {}, "C8 Match2", (4, 64, 1024)),
+    ("k-cnf-2tf", {}, "C5 3-CNF, M = N clauses", (8, 64)),
 ]
 
 
 def section_table(args):
     rows = []
-    plan = TABLE_PLAN
+    plan = [p for p in TABLE_PLAN if not args.only or any(o in p[2] for o in args.only)]
     if args.quick:
         plan = [(a, b, c, tuple(s for s in sizes if s <= 64)) for a, b, c, sizes in plan]
     specs = [s for s in list_constructions() if s.arch != "transformer" and s.default]
@@ -157,7 +162,7 @@ def section_table(args):
                          "floats_passing": fl.params.get("passing"),
                          "seconds": round(time.perf_counter() - t0, 1)})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    for spec in specs:  # the recurrent constructions (the other engineer's): width constant in N
+    for spec in specs if not args.only else []:  # the recurrent constructions (the other engineer's): width constant in N
         for n in ((4, 64) if args.quick else (4, 64, 1024)):
             exh = n <= spec.exhaustive_max_n
             smp = 0 if exh else args.samples
@@ -197,6 +202,7 @@ def main(argv=None) -> int:
     ap.add_argument("--eq-instances", type=int, default=50)
     ap.add_argument("--instances8192", type=int, default=20)
     ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--only", nargs="+", help="table rows whose label contains one of these")
     ap.add_argument("--out", help="write all rows as JSON")
     ap.add_argument("--table-out", help="write the minimal width / precision table (markdown)")
     args = ap.parse_args(argv)
