@@ -111,7 +111,11 @@ def section_8192(args):
             ("mqar-2tf", big, "float32", k, {}),
             ("nearest-neighbour-2tf", big, "float64", max(2, k // 10), {}),
             ("k-dnf-2tf", 2 * big, "float32", max(2, k // 10), {}),
-            ("k-cnf-2tf", 2 * big, "float32", max(2, k // 10), {})]
+            ("k-cnf-2tf", 2 * big, "float32", max(2, k // 10), {}),
+            ("match2-1tf", 2 * big, "float64", max(2, k // 10), {}),
+            # qSA in its task format has N = 2q + 1 and one-hot keys of width N: O(N^3) per
+            # instance, so it is checked at N = 1025 (q = 512), not 8193
+            ("qsa-random-keys", big // 8, "float32", max(4, k // 5), {})]
     rows = []
     for name, n, prec, samples, opts in plan:
         c, res, build, run = timed_check(name, n, prec, samples, **opts)

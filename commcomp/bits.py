@@ -89,6 +89,11 @@ def bit_array_to_uints(bit_array, width: int) -> np.ndarray:
     arr = np.asarray(bit_array, dtype=np.uint8)
     if arr.shape[-1] % width:
         raise BitsError(f"{arr.shape[-1]} bits is not a multiple of width {width}")
+    if width in (8, 16, 32, 64) and arr.size:  # whole big-endian words: pack and reinterpret, no shifts
+        lead, k = arr.shape[:-1], arr.shape[-1] // width
+        packed = np.ascontiguousarray(np.packbits(arr.reshape(-1, arr.shape[-1]), axis=-1))
+        words = packed.view(np.dtype(f">u{width // 8}"))  # (rows, k)
+        return words.astype(np.uint64).reshape(lead + (k,))
     arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // width, width))  # (..., k, width)
     nbytes = -(-width // 8)
     if width % 8:  # left-pad each value to whole bytes

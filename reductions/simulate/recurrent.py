@@ -31,7 +31,7 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC, OWNER_NAMES
 from .outputs import ModelRun, answers_from_logits, cot_spec
-from .running import generate, prefix_tree_run, readout, run_blocks, take_rows
+from .running import generate, prefix_tree_run, readout, run_blocks
 from .setup import answer_classes
 
 __all__ = ["RecurrentSplit", "split_point"]
@@ -158,10 +158,9 @@ class RecurrentSplit:
             state = model.bits_to_state(view.received[0])  # one per x
             pos, tok, y = view.own_input["positions"], view.own_input["tokens"], view.own_input["y"]
             Bx, G = tok.shape[:2]
-            if G > 1:  # the same state continues with each of the G instances of its x
-                state = take_rows(state, np.repeat(np.arange(Bx), G))
+            rows = np.repeat(np.arange(Bx), G) if G > 1 else None  # instance -> its x's state
             tok = tok.reshape(Bx * G, -1)
-            run = self._continue(state, tok[:, pos >= s], tok[:, pos < s], pos[pos < s])
+            run = self._continue(state, tok[:, pos >= s], tok[:, pos < s], pos[pos < s], rows)
             sink["bob"] = run
             answers = self.reduction.decode(run.answers, y.reshape((Bx * G,) + y.shape[2:]))
             return answers.reshape(Bx, G)
@@ -170,24 +169,33 @@ class RecurrentSplit:
                         (Step(ALICE, BOB, alice, "state"),), BOB, bob,
                         "Alice runs her prefix and sends the state; Bob continues (theorems.md §8.1)")
 
-    def _continue(self, state, suffix, public_prefix, public_positions) -> ModelRun:
-        """Bob's end: from ``state`` over ``suffix`` (positions s..N-1), reading the outputs."""
+    def _continue(self, state, suffix, public_prefix, public_positions, state_rows=None) -> ModelRun:
+        """Bob's end: from ``state`` over ``suffix`` (positions s..N-1), reading the outputs.
+        ``state_rows``: instance r continues row ``state_rows[r]`` of ``state``."""
         model, s = self.model, self.split_at
-        late = [int(t) - s for t in self.read if t >= s]
-        state, ys = run_blocks(model, suffix, state, read_at=late)
-        outs = {int(t) + s: y for t, y in ys.items()}
         early = [int(t) for t in self.read if t < s]
+        outs = {}
         if early:  # public-only positions: Bob runs them himself from the initial state
             if public_positions[:max(early) + 1].tolist() != list(range(max(early) + 1)):
                 raise UnsupportedSplitError("an early read position is not public")  # pragma: no cover
-            _, ys = run_blocks(model, public_prefix[:, :max(early) + 1], read_at=early)
+            _, ys = run_blocks(model, public_prefix[:, :max(early) + 1], read_at=early, logits=True)
             outs.update(ys)
+        return self._suffix(state, suffix, state_rows, outs)
+
+    def _suffix(self, state, suffix, state_rows, outs) -> ModelRun:
+        """From ``state`` (rows ``state_rows``) over ``suffix``, positions s..N-1: the outputs at
+        the read positions there join ``outs`` ({position: logits}); then :meth:`_finish`."""
+        s = self.split_at
+        late = [int(t) - s for t in self.read if t >= s]
+        state, ys = run_blocks(self.model, suffix, state, read_at=late, state_rows=state_rows, logits=True,
+                               flat_state=self.cot is None)  # CoT continues from the state arrays
+        outs.update({int(t) + s: z for t, z in ys.items()})
         return self._finish(state, outs)
 
-    def _finish(self, state, outs) -> ModelRun:
+    def _finish(self, state, logits) -> ModelRun:
+        """``state``: the final state (a dict, or flat ``(B, k)``); ``logits``: {position: (B, C)}."""
         model = self.model
-        logits = [readout(model, outs[int(t)]) for t in self.read]  # each (B, C)
-        logits = np.stack([to_numpy(z) for z in logits], axis=1).astype(np.float64)  # (B, K, C)
+        logits = np.stack([to_numpy(logits[int(t)]) for t in self.read], axis=1).astype(np.float64)  # (B, K, C)
         generated = cot_logits = None
         if self.cot is not None:
             last = model.xp.asarray(logits[:, -1, :], dtype=model.dtype)
@@ -199,21 +207,45 @@ class RecurrentSplit:
 
     def _state_values(self, state) -> np.ndarray:
         """The final state as ``(B, k)`` uint64 float64 bit patterns of the numbers the format holds:
-        a fixed-point format has no -0, so a -0.0 the arithmetic leaves in the state counts as 0."""
-        parts = [to_numpy(v).reshape(v.shape[0], -1) for v in state.values()]
-        flat = np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.float64)
+        a fixed-point format has no -0, so a -0.0 the arithmetic leaves in the state counts as 0.
+        ``state``: a dict of arrays, or the flat ``(B, k)`` float64 array of :func:`run_blocks`
+        (``flat_state``), which is then changed in place."""
+        if isinstance(state, dict):
+            parts = [to_numpy(v).reshape(v.shape[0], -1) for v in state.values()]
+            flat = np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.float64)
+        else:
+            flat = state
         if isinstance(self.model.precision, FixedPoint):
-            flat = flat + 0.0
+            flat += 0.0  # -0.0 + 0.0 = +0.0
         return flat.view(np.uint64)
 
     # -- the unsplit model ---------------------------------------------------------------------
-    def reference(self, encoded, runner: str = "plain") -> ModelRun:
-        """The unsplit model over the whole sequences (``runner`` ``"plain"`` or ``"prefix-tree"``)."""
-        tokens = encoded.tokens
+    def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
+        """The unsplit model over the whole sequences (``runner`` ``"plain"`` or ``"prefix-tree"``).
+
+        The prefix tree with ``group = G > 1`` (an x-major batch, G instances per x): when the
+        rows of each group agree on positions 0..s-1 (checked), the tree is that of the G-row
+        groups: the model runs over the distinct prefixes ``tokens[::G, :s]`` level by level, then
+        every row continues its group's state over its own positions s..N-1. These are the model's
+        own steps over each whole sequence, the same as the generic tree finds; nothing here
+        reads a message (the protocol's states never reach this pass).
+        """
+        tokens, model, s = np.asarray(encoded.tokens), self.model, self.split_at
+        B = tokens.shape[0]
+        if runner == "prefix-tree" and group > 1 and 0 < s < self.length and B % group == 0:
+            heads = tokens[::group, :s]  # (B / G, s)
+            if np.all(tokens[:, :s].reshape(B // group, group, s) == heads[:, None, :]):
+                early = [int(t) for t in self.read if t < s]
+                state, ys = prefix_tree_run(model, heads, read_at=early)
+                rows = np.repeat(np.arange(B // group), group)  # row -> its group's prefix state
+                outs = {t: to_numpy(readout(model, y))[rows] for t, y in ys.items()}
+                return self._suffix(state, tokens[:, s:], rows, outs)
+        flat = self.cot is None
         if runner == "prefix-tree":
-            state, outs = prefix_tree_run(self.model, tokens, read_at=self.read)
+            state, ys = prefix_tree_run(model, tokens, read_at=self.read)
+            outs = {t: readout(model, y) for t, y in ys.items()}
         else:
-            state, outs = run_blocks(self.model, tokens, read_at=self.read)
+            state, outs = run_blocks(model, tokens, read_at=self.read, logits=True, flat_state=flat)
         return self._finish(state, outs)
 
     # -- reading a message -------------------------------------------------------------------

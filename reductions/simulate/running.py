@@ -7,7 +7,10 @@ sequence (a run split at any step is bit-identical to the unsplit one, see
 * :func:`run_blocks` runs in blocks of at most ``BLOCK_STEPS`` steps and ``ROW_BLOCK`` rows, so
   memory stays small and the arrays of a step stay in cache whatever the batch and the length
   (measured here: an LSTM step on 8192 rows costs 4x more per row than on 2048), and keeps the
-  top layer's outputs only where they are read.
+  top layer's outputs only where they are read. Rows may continue shared states
+  (``state_rows``: each of an x's G instances continues its x's state, gathered block by block),
+  read out as they go (``logits``) and write their final state straight into one flat array
+  (``flat_state``): an exhaustive run then holds no copy of a state per instance and no outputs.
 * :func:`prefix_tree_run` runs level by level over the distinct prefixes of the rows: rows that
   share a prefix share its steps, so all 2^n bit strings cost about 2^(n+1) steps instead of
   n · 2^n.
@@ -30,12 +33,14 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from commcomp.backend import namespace_of, to_numpy
 
 __all__ = ["run_blocks", "prefix_tree_run", "generate", "readout", "take_rows", "concat_rows",
-           "BLOCK_STEPS", "ROW_BLOCK"]
+           "state_width", "write_flat", "BLOCK_STEPS", "ROW_BLOCK"]
 
 BLOCK_STEPS = 32
 ROW_BLOCK = 2048
@@ -84,10 +89,38 @@ def _run_rows(model, tokens, state, read, block):
     return state, out
 
 
-def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS):
+def state_width(model) -> int:
+    """Numbers per row of the carried state, all arrays flattened: the columns of a flat state."""
+    return int(sum(math.prod(v.shape[1:]) for v in model.init_state(1).values()))
+
+
+def write_flat(out: np.ndarray, rows, state: dict) -> None:
+    """Write ``state``'s arrays, flattened in order, into the rows ``rows`` of ``out`` ``(B, k)``."""
+    at = 0
+    for v in state.values():
+        v = to_numpy(v)
+        k = math.prod(v.shape[1:])
+        out[rows, at:at + k] = v.reshape(v.shape[0], k)
+        at += k
+
+
+def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, *, state_rows=None,
+               logits: bool = False, flat_state: bool = False):
     """Run ``tokens`` ``(B, T)`` from ``state``; returns ``(state, {t: y_t (B, d)})``.
 
     ``read_at`` lists positions (relative to ``tokens``) whose top-layer output is kept.
+
+    Parameters
+    ----------
+    state_rows : ``(B,)`` int, optional
+        Row r starts from row ``state_rows[r]`` of ``state`` (gathered one row block at a time:
+        G rows that continue one state never hold G copies of it at once).
+    logits : bool
+        Keep ``model.readout`` of each read output ``(B, C)`` instead of the output itself, read
+        out block by block while the block is in cache (the same row blocks as :func:`readout`).
+    flat_state : bool
+        Return the final state as one ``(B, k)`` float64 host array, its arrays flattened in order
+        (:func:`write_flat`), each row block written straight into it, instead of a dict.
     """
     tokens = np.asarray(tokens)
     B, T = tokens.shape
@@ -95,10 +128,25 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS):
     if any(t < 0 or t >= T for t in read):
         raise ValueError(f"read positions {read} outside [0, {T})")
     if state is None:
-        state = model.init_state(B)
-    parts = [_run_rows(model, tokens[rows], take_rows(state, rows), read, block) for rows in _row_slices(B)]
-    outs = {t: concat_rows([{"y": p[1][t]} for p in parts])["y"] for t in read}
-    return concat_rows([p[0] for p in parts]), outs
+        state = model.init_state(B if state_rows is None else 1)
+        state_rows = None if state_rows is None else np.zeros(B, dtype=np.int64)
+    if state_rows is not None:
+        state_rows = np.asarray(state_rows, dtype=np.int64)
+        if state_rows.shape != (B,):
+            raise ValueError(f"state_rows has shape {state_rows.shape}, expected ({B},)")
+    flat = np.empty((B, state_width(model)), dtype=np.float64) if flat_state else None
+    states, outs = [], {t: [] for t in read}
+    for rows in _row_slices(B):
+        start = take_rows(state, rows if state_rows is None else state_rows[rows])
+        final, ys = _run_rows(model, tokens[rows], start, read, block)
+        if flat is not None:
+            write_flat(flat, rows, final)
+        else:
+            states.append(final)
+        for t in read:
+            outs[t].append(model.readout(None, ys[t]) if logits else ys[t])  # (b, C) or (b, d)
+    outs = {t: concat_rows([{"y": y} for y in parts])["y"] for t, parts in outs.items()}
+    return (flat if flat is not None else concat_rows(states)), outs
 
 
 def _step_nodes(model, tokens_t, parent_state):

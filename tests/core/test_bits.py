@@ -64,3 +64,19 @@ def test_bitrows():
     assert BitRows.stack([rows[0], rows[2]]) == BitRows(rows.array[[0, 2]])
     with pytest.raises(BitsError):
         BitRows(np.zeros(3))
+
+
+@pytest.mark.parametrize("width", [1, 5, 8, 13, 16, 32, 63, 64])
+def test_bit_array_to_uints_against_a_plain_loop(width):
+    """Whole-word widths take a packbits + big-endian view path; every width equals the loop."""
+    rng = np.random.default_rng(width)
+    bits = rng.integers(0, 2, size=(3, 4, 5 * width), dtype=np.uint8)
+    got = bit_array_to_uints(bits, width)
+    want = np.zeros((3, 4, 5), dtype=object)
+    for idx in np.ndindex(3, 4, 5):
+        value = 0
+        for b in bits[idx[0], idx[1], idx[2] * width:(idx[2] + 1) * width]:
+            value = 2 * value + int(b)
+        want[idx] = value
+    assert got.dtype == np.uint64 and got.shape == (3, 4, 5)
+    assert [int(v) for v in got.ravel()] == list(want.ravel())
