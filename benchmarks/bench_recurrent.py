@@ -2,24 +2,46 @@
 
 Every measurement runs in its own subprocess (numpy and torch in one process fight over the cores:
 a torch LSTM went from 7.3 ms to 100 ms right after a numpy BLAS call), with the same thread count
-(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``), and reports the best of
-``repeats`` runs.  Tables are ratios measured in the same run:
+(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``), and reports the best of at least
+``repeats`` runs and of at least a second of runs.  Tables are ratios measured in the same run:
 
 * ``ours / torch``: our ``run_layers`` on float inputs ``(B, N, m)`` (one layer, width m, input
   width m) over ``torch.nn.LSTM`` / ``nn.GRU`` (``batch_first``, ``inference_mode``), same dtype;
 * ``rounded / plain``: our forward pass with the state rounded to a precision after every step
   over the same pass in reference mode (no rounding).
 
+Clocks.  Each run is timed on two clocks: CPU time of the process (``time.process_time``) and wall
+time.  With ``--threads 1`` the ratio column is the CPU-time ratio: on a machine shared with other
+jobs, wall time also counts the slices the OS gave to them (a cell measured 18 us/step and then
+25 us/step minutes apart), CPU time much less so; ``wall`` shows the wall-clock ratio of the same
+runs.  With more threads the ratio is the wall-clock one (CPU time would add the threads up).
+
+Big cells.  A cell needs about ``(2 + G) * B*N*m`` numbers in torch (input, torch's input
+projection of every step ``(N, B, G*m)``, output; G = 4 for the LSTM, 3 for the GRU) and
+``2 * B*N*m`` in ours (input, output).  A cell that does not fit in ``--memory-gb`` (default:
+half the memory available at start) is *streamed*: both implementations read the N steps as
+chunks of S steps, carrying the state from chunk to chunk (the same arithmetic and the same
+number of steps, timed end to end; the row says ``S``).  On a 24 GiB machine that is B=1024,
+N=4096 at m=256 (torch would need 26 GB in float32, 52 GB in float64) and, for the LSTM, at
+m=64 in float64 (13 GB); the m=256 cells take a few minutes per implementation on one core.  ``--max-elements``
+skips cells with ``B*N*m`` above it (none by default).
+
+B = 1.  At B = 1 a step is a handful of NumPy calls on ``(1, m)`` arrays, each ~0.3-0.5 us of
+call overhead whatever the size (one matmul and seven element-wise calls for the LSTM: ~3 us a
+step), while torch's float32 LSTM runs the whole sequence inside one oneDNN call (~0.6 us a step):
+there we stay slower, 4.8x at m = 16 and 2.8x at m = 64 (it was 10.6x and 5.1x before the NumPy
+path).  Where torch steps op by op (its GRU, float64) we are faster at B = 1 (0.4-0.7x).  What we
+do about it: the NumPy path allocates nothing inside the loop, writes every result with ``out=``
+into buffers made once per run, passes constants as 0-d arrays (a Python float operand costs ~1 us
+more per call) and keeps the calls per step few; below that, a step would need a compiled kernel.
+Rows with B = 1 (m <= 64, N = 256) show it.
+
 Needs the ``reference`` extra (torch).  Usage::
 
-    python benchmarks/bench_recurrent.py                    # the grid of the issue (10-15 min, 2 busy cores)
-    python benchmarks/bench_recurrent.py --quick            # a small grid (~1 min)
+    python benchmarks/bench_recurrent.py                    # the grid of the issue (~35 min, 2 busy cores)
+    python benchmarks/bench_recurrent.py --quick            # a small grid (~5 min)
+    python benchmarks/bench_recurrent.py --only lstm:float32:64:16:256 --only gru:float64:1024:256:4096
     python benchmarks/bench_recurrent.py --threads 2 --out results.json
-
-Cells whose inputs ``B * N * m`` exceed ``--max-elements`` (default ``2**26``: 0.5 GB per float64
-array, skipping B=1024 with N=4096 at m >= 64) are skipped and listed: each holds several GB
-(inputs, outputs, torch's workspace) and takes minutes per implementation on 2 cores.
-Rows with B = 1 (m <= 64, N = 256) show the per-step call overhead.
 """
 
 from __future__ import annotations
@@ -37,23 +59,34 @@ DTYPES = ("float32", "float64")
 BATCHES = (64, 1024)
 WIDTHS = (16, 64, 256)
 LENGTHS = (256, 4096)
+GATES = {"lstm": 4, "gru": 3}
 
 
-def _time(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
+def _time(fn, repeats: int, min_seconds: float = 1.0) -> tuple[float, float]:
+    """Best CPU seconds and best wall seconds of ``fn``, called at least ``repeats`` times and for
+    at least ``min_seconds`` (many tries of a short pass, to catch moments free of other jobs)."""
+    cpu = wall = float("inf")
+    start, calls = time.perf_counter(), 0
+    while calls < repeats or time.perf_counter() - start < min_seconds:
+        c0, w0 = time.process_time(), time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        cpu, wall = min(cpu, time.process_time() - c0), min(wall, time.perf_counter() - w0)
+        calls += 1
+    return cpu, wall
 
 
-def worker(spec: dict) -> float:
-    """Seconds of one forward pass (best of ``repeats``), run inside the subprocess."""
+def worker(spec: dict) -> tuple[float, float]:
+    """(CPU, wall) seconds of one forward pass (best of ``repeats``), run inside the subprocess.
+
+    With ``spec["stream"] = S`` the pass reads ``N / S`` chunks of S steps (one chunk of inputs,
+    read again and again), carrying the state.
+    """
     import numpy as np
 
     B, N, m, repeats = spec["B"], spec["N"], spec["m"], spec["repeats"]
-    x = np.random.default_rng(0).standard_normal((B, N, m)).astype(spec["dtype"])
+    S = spec.get("stream") or N
+    x = np.random.default_rng(0).standard_normal((B, S, m), dtype=spec["dtype"])  # no float64 temporary
+    chunks = range(N // S)
     if spec["impl"] == "torch":
         import torch
 
@@ -61,33 +94,47 @@ def worker(spec: dict) -> float:
         cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[spec["arch"]]
         module = cls(m, m, batch_first=True).to(getattr(torch, spec["dtype"]))
         xt = torch.from_numpy(x)
+
+        def run():
+            state = None
+            for _ in chunks:
+                _, state = module(xt, state)
+
         with torch.inference_mode():
             module(xt[:, :2])  # warm up
-            return _time(lambda: module(xt), repeats)
+            return _time(run, repeats, spec["min_seconds"])
     from models.registry import build_model
 
     model = build_model(spec["arch"], vocab_size=2, width=m, n_outputs=1, dtype=spec["dtype"],
                         precision=spec.get("precision"))
+
+    def run():
+        state = None
+        for _ in chunks:
+            state, _ = model.run_layers(x, state)
+
     model.run_layers(x[:, :2])  # warm up
-    return _time(lambda: model.run_layers(x), repeats)
+    return _time(run, repeats, spec["min_seconds"])
 
 
-def measure(spec: dict, threads: int) -> float:
+def measure(spec: dict, threads: int, min_seconds: float = 1.0) -> tuple[float, float]:
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
-    spec = dict(spec, threads=threads)
+    spec = dict(spec, threads=threads, min_seconds=min_seconds)
     out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,
                          capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    cpu, wall = json.loads(out.stdout.strip().splitlines()[-1])
+    return cpu, wall
 
 
-def _pair(first: dict, second: dict, threads: int) -> tuple[float, float]:
-    """Best times of two specs, alternated over rounds (2 rounds for small cells) against bursts of load."""
-    rounds = 2 if first["B"] * first["N"] * first["m"] ** 2 < 2 ** 30 else 1
-    a = b = float("inf")
+def _pair(first: dict, second: dict, threads: int, min_seconds: float = 1.0) -> tuple[tuple, tuple]:
+    """(CPU, wall) best times of two specs, alternated over rounds (more rounds for small cells)."""
+    work = first["B"] * first["N"] * first["m"] ** 2
+    rounds = 3 if work < 2 ** 26 else 2 if work < 2 ** 30 else 1
+    a = b = (float("inf"), float("inf"))
     for _ in range(rounds):
-        a = min(a, measure(first, threads))
-        b = min(b, measure(second, threads))
+        a = tuple(map(min, a, measure(first, threads, min_seconds)))
+        b = tuple(map(min, b, measure(second, threads, min_seconds)))
     return a, b
 
 
@@ -96,42 +143,100 @@ def _repeats(B, N, m) -> int:
     return 5 if work < 2 ** 26 else 3 if work < 2 ** 30 else 1
 
 
+def _available_gb() -> float:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 2 ** 20
+    except OSError:
+        pass
+    return 8.0
+
+
+def stream_length(arch: str, dtype: str, B: int, N: int, m: int, memory_gb: float) -> int | None:
+    """``None`` when the whole sequence fits in ``memory_gb`` for both implementations, else the
+    longest chunk S (a power of two dividing N) that does."""
+    itemsize = 4 if dtype == "float32" else 8
+    numbers = 2 + GATES[arch]  # torch: input, input projection of every step, output (ours: 2)
+    need = numbers * B * m * itemsize / 2 ** 30  # GB per step of the sequence
+    if need * N <= memory_gb:
+        return None
+    S = N
+    while S > 1 and need * S > memory_gb:
+        S //= 2
+    return S
+
+
+def _cells(args):
+    if args.only:
+        for cell in args.only:
+            arch, dtype, B, m, N = cell.split(":")
+            yield arch, dtype, int(B), int(m), int(N)
+        return
+    batches, widths, lengths = ((1, 64), (16, 64), (256,)) if args.quick else \
+        ((1,) + BATCHES, WIDTHS, LENGTHS)
+    for arch, dtype, B, m, N in itertools.product(ARCHS, DTYPES, batches, widths, lengths):
+        if B == 1 and (N > 256 or m > 64):
+            continue  # B = 1 rows show the per-step call overhead only
+        yield arch, dtype, B, m, N
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description="recurrent forward passes vs torch CPU")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="B in {1, 64}, m in {16, 64}, N = 256")
-    parser.add_argument("--max-elements", type=float, default=2.0 ** 26)
+    parser.add_argument("--only", action="append", metavar="ARCH:DTYPE:B:M:N",
+                        help="measure this cell only (repeatable)")
+    parser.add_argument("--max-elements", type=float, default=float("inf"),
+                        help="skip cells with B*N*m above this")
+    parser.add_argument("--memory-gb", type=float, default=None,
+                        help="stream cells that need more (default: half of MemAvailable)")
+    parser.add_argument("--min-seconds", type=float, default=1.0,
+                        help="time each implementation for at least this long per round")
+    parser.add_argument("--no-rounding", action="store_true", help="skip the rounding overhead table")
     parser.add_argument("--precision", default="fixed:16:8", help="format of the rounding overhead table")
     parser.add_argument("--out", help="write the raw timings as JSON")
     args = parser.parse_args(argv)
     if args.worker:
-        print(worker(json.loads(args.worker)))
+        print(json.dumps(worker(json.loads(args.worker))))
         return {}
-    batches, widths, lengths = ((1, 64), (16, 64), (256,)) if args.quick else ((1,) + BATCHES, WIDTHS, LENGTHS)
+    memory_gb = args.memory_gb if args.memory_gb is not None else 0.5 * _available_gb()
+    clock = 0 if args.threads == 1 else 1  # index of the clock of the ratio column
     rows, skipped = [], []
-    print(f"threads={args.threads}; ratio = ours / torch (best of repeats, separate processes)")
-    print(f"{'arch':5} {'dtype':8} {'B':>5} {'m':>4} {'N':>5} {'ours_s':>9} {'torch_s':>9} {'ratio':>6}")
-    for arch, dtype, B, m, N in itertools.product(ARCHS, DTYPES, batches, widths, lengths):
-        if B == 1 and (N > 256 or m > 64):
-            continue  # B = 1 rows show the per-step call overhead only
+    print(f"threads={args.threads}; ratio = ours / torch, {('CPU', 'wall')[clock]} time (best of "
+          f"repeats, separate processes); wall = the wall-clock ratio; memory budget {memory_gb:.1f} GB; "
+          f"load {os.getloadavg()[0]:.2f}")
+    print(f"{'arch':5} {'dtype':8} {'B':>5} {'m':>4} {'N':>5} {'ours_s':>9} {'torch_s':>9} {'ratio':>6} "
+          f"{'wall':>6} {'stream':>6}")
+    for arch, dtype, B, m, N in _cells(args):
         if B * N * m > args.max_elements:
             skipped.append((arch, dtype, B, m, N))
             continue
-        spec = dict(arch=arch, dtype=dtype, B=B, m=m, N=N, repeats=_repeats(B, N, m))
-        ours, ref = _pair(dict(spec, impl="numpy"), dict(spec, impl="torch"), args.threads)
-        rows.append(dict(spec, ours_s=ours, torch_s=ref, ratio=ours / ref))
-        print(f"{arch:5} {dtype:8} {B:5d} {m:4d} {N:5d} {ours:9.4f} {ref:9.4f} {ours / ref:6.2f}", flush=True)
-    print(f"skipped (B*N*m > {args.max_elements:.0f}): {skipped}")
-    print(f"\nrounding overhead: {args.precision} after every step, rounded / plain (float64 compute)")
-    print(f"{'arch':5} {'B':>5} {'m':>4} {'N':>5} {'plain_s':>9} {'round_s':>9} {'ratio':>6}")
+        stream = stream_length(arch, dtype, B, N, m, memory_gb)
+        spec = dict(arch=arch, dtype=dtype, B=B, m=m, N=N, repeats=_repeats(B, N, m), stream=stream)
+        ours, ref = _pair(dict(spec, impl="numpy"), dict(spec, impl="torch"), args.threads, args.min_seconds)
+        ratio, wall = ours[clock] / ref[clock], ours[1] / ref[1]
+        rows.append(dict(spec, ours_cpu_s=ours[0], ours_wall_s=ours[1], torch_cpu_s=ref[0],
+                         torch_wall_s=ref[1], ratio=ratio, wall_ratio=wall))
+        print(f"{arch:5} {dtype:8} {B:5d} {m:4d} {N:5d} {ours[clock]:9.4f} {ref[clock]:9.4f} {ratio:6.2f} "
+              f"{wall:6.2f} {stream or '-':>6}", flush=True)
+    if skipped:
+        print(f"skipped (B*N*m > {args.max_elements:.0f}): {skipped}")
     overhead = []
-    for arch, B, m in itertools.product(ARCHS, batches, widths):
-        N = 128 if B > 1 else 64
-        spec = dict(arch=arch, dtype="float64", B=B, m=m, N=N, repeats=_repeats(B, N, m), impl="numpy")
-        plain, rounded = _pair(spec, dict(spec, precision=args.precision), args.threads)
-        overhead.append(dict(spec, plain_s=plain, rounded_s=rounded, ratio=rounded / plain))
-        print(f"{arch:5} {B:5d} {m:4d} {N:5d} {plain:9.4f} {rounded:9.4f} {rounded / plain:6.2f}", flush=True)
+    if not args.no_rounding and not args.only:
+        print(f"\nrounding overhead: {args.precision} after every step, rounded / plain (float64 compute)")
+        print(f"{'arch':5} {'B':>5} {'m':>4} {'N':>5} {'plain_s':>9} {'round_s':>9} {'ratio':>6}")
+        batches, widths = ((1, 64), (16, 64)) if args.quick else ((1,) + BATCHES, WIDTHS)
+        for arch, B, m in itertools.product(ARCHS, batches, widths):
+            N = 128 if B > 1 else 64
+            spec = dict(arch=arch, dtype="float64", B=B, m=m, N=N, repeats=_repeats(B, N, m), impl="numpy")
+            plain, rounded = (t[clock] for t in _pair(spec, dict(spec, precision=args.precision),
+                                                      args.threads, args.min_seconds))
+            overhead.append(dict(spec, plain_s=plain, rounded_s=rounded, ratio=rounded / plain))
+            print(f"{arch:5} {B:5d} {m:4d} {N:5d} {plain:9.4f} {rounded:9.4f} {rounded / plain:6.2f}",
+                  flush=True)
     result = {"threads": args.threads, "forward": rows, "skipped": skipped, "rounding": overhead}
     if args.out:
         with open(args.out, "w") as fh:

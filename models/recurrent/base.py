@@ -49,14 +49,23 @@ from commcomp.errors import InvalidParameterError
 from commcomp.precision import Precision, parse_precision
 from models.common import StateRounder, compute_dtype, make_rounder, raw_matmul
 
-__all__ = ["RecurrentLayer", "ProjectedLayer", "RecurrentModel", "build_recurrent_model", "make_rounder",
-           "compute_dtype", "raw_matmul"]
+__all__ = ["RecurrentLayer", "RecurrentModel", "build_recurrent_model", "make_rounder", "compute_dtype",
+           "raw_matmul"]  # ProjectedLayer: models.recurrent.projected (still importable from here)
 
 StateDict = dict  # ordered {name: (B, ...) array}
 
 
 def _identity_state(state):
     return state
+
+
+def __getattr__(name):
+    # ProjectedLayer lives in .projected (it builds on this module); the old import path still works.
+    if name == "ProjectedLayer":
+        from .projected import ProjectedLayer
+
+        return ProjectedLayer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _round_arrays(xp, rnd, state: StateDict) -> StateDict:
@@ -169,93 +178,6 @@ class RecurrentLayer:
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.hyper.items())
         return f"{type(self).__name__}(d_in={self.d_in}, d_out={self.d_out}{extra})"
-
-
-class ProjectedLayer(RecurrentLayer):
-    """A layer whose step is ``cell(state, g)`` on pre-activations ``g = x_t W_x + h W_h + b``.
-
-    Elman (G = 1 block), LSTM (4), GRU (3, plus its own ``h W_hn``).  Subclasses call
-    :meth:`set_weights` in :meth:`prepare` and implement :meth:`cell`, which takes ``g``
-    gate-major ``(G, B, m)`` and must round its new state with ``self.round_state``
-    (``rounds_own_state = True``) before deriving the output from it.
-
-    One fused matmul per step: ``[x_t, h, 1] @ W`` with ``W`` ``(G, d_in + m + 1, m)`` (the bias rides
-    on the constant column), so no separate input projection, no bias pass and no ``(B, T, G*m)``
-    buffer.  The shapes are the same at every step, so a run split anywhere is bit-identical to the
-    unsplit run.  Token inputs take the other path: ``g = h @ W_h + table[token]`` with
-    ``table = E @ W_x + b`` computed once (:meth:`run_projected`).
-    """
-
-    projects_inputs = True
-    rounds_own_state = True
-    gates: int = 1
-
-    def set_weights(self, w_x: np.ndarray, w_h: np.ndarray, b: np.ndarray) -> None:
-        """Install ``w_x`` ``(d_in, G*m)``, ``w_h`` ``(m, G*m)``, ``b`` ``(G*m,)`` (host, kernel block order)."""
-        xp, dt, g, m = self.xp, self.dtype, self.gates, self.d_out
-
-        def blocks(w):
-            return w.reshape(-1, g, m).transpose(1, 0, 2)  # (G, rows, m)
-
-        self.w["Wx"] = xp.asarray(w_x, dtype=dt)  # (d_in, G*m): the embedding table's projection
-        self.w["bx"] = xp.asarray(b, dtype=dt)
-        self.w["Wh3"] = xp.asarray(blocks(w_h).copy(), dtype=dt)  # (G, m, m)
-        fused = np.concatenate([blocks(w_x), blocks(w_h), b.reshape(g, 1, m)], axis=1)
-        self.w["W_fused"] = xp.asarray(fused, dtype=dt)  # (G, d_in + m + 1, m)
-        self._matmul = raw_matmul(xp)
-
-    def cell(self, state: StateDict, g) -> tuple[StateDict, object]:  # pragma: no cover
-        """One step from the pre-activations ``g`` ``(G, B, m)``."""
-        raise NotImplementedError
-
-    def project_inputs(self, x):
-        u = self.xp.matmul(x, self.w["Wx"])  # (..., G*m)
-        u += self.w["bx"]
-        return u
-
-    def _buffer(self, batch: int):
-        xp, dt = self.xp, self.dtype
-        return xp.concat([xp.zeros((batch, self.d_in + self.d_out), dtype=dt),
-                          xp.ones((batch, 1), dtype=dt)], axis=1)  # (B, d_in + m + 1)
-
-    def fused_pre_activations(self, z, state, x_t):
-        """``[x_t, h, 1] @ W_fused`` ``(G, B, m)``, writing ``x_t`` and ``h`` into the buffer ``z``."""
-        d = self.d_in
-        z[:, :d] = x_t
-        z[:, d:d + self.d_out] = state["h"]
-        return self._matmul(z, self.w["W_fused"])  # (G, B, m)
-
-    def table_pre_activations(self, state, u_t):
-        """``h @ W_h + u_t`` for table rows ``u_t`` ``(G, B, m)``."""
-        g = self._matmul(state["h"], self.w["Wh3"])  # (G, B, m)
-        g += u_t
-        return g
-
-    def step(self, state, x_t):
-        return self.cell(state, self.fused_pre_activations(self._buffer(x_t.shape[0]), state, x_t))
-
-    def _loop(self, state, T, batch, pre_activations):
-        ys = []
-        for t in range(T):
-            state, y = self.cell(state, pre_activations(state, t))  # (B, d_out)
-            ys.append(y)
-        if not ys:
-            return state, self.xp.zeros((batch, 0, self.d_out), dtype=self.dtype)
-        return state, self.xp.stack(ys, axis=1)  # (B, T, d_out)
-
-    def run_projected(self, state, u):
-        xp = self.xp
-        B, T = u.shape[0], u.shape[1]
-        u = xp.permute_dims(xp.reshape(u, (B, T, self.gates, self.d_out)), (1, 2, 0, 3))  # (T, G, B, m)
-        return self._loop(state, T, B, lambda s, t: self.table_pre_activations(s, u[t, ...]))
-
-    def run_sequence(self, state, x):
-        z = self._buffer(x.shape[0])
-        return self._loop(state, x.shape[1], x.shape[0],
-                          lambda s, t: self.fused_pre_activations(z, s, x[:, t, :]))
-
-    def output_from_state(self, state):
-        return state["h"]
 
 
 def _dtype_name(dtype) -> str:
@@ -425,7 +347,7 @@ class RecurrentModel:
             if tokens.ndim != 3 or tokens.shape[2] != self.width:
                 raise InvalidParameterError(f"float inputs must be (B, T, {self.width}), "
                                             f"got {tuple(tokens.shape)}")
-            return xp.astype(tokens, self.dtype), False
+            return xp.astype(tokens, self.dtype, copy=False), False
         if tokens.ndim != 2:
             raise InvalidParameterError(f"tokens must be (B, T) integers, got shape {tuple(tokens.shape)}")
         if tokens.shape[0] * tokens.shape[1] and (int(xp.min(tokens)) < 0 or

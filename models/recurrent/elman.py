@@ -26,7 +26,7 @@ import numpy as np
 from commcomp.errors import InvalidParameterError
 
 from ..common import glorot_uniform, orthogonal, rng_of, uniform
-from .base import ProjectedLayer
+from .projected import ProjectedLayer
 
 __all__ = ["ElmanLayer"]
 
@@ -74,3 +74,15 @@ class ElmanLayer(ProjectedLayer):
         h = xp.tanh(a) if self.nonlinearity == "tanh" else xp.maximum(a, xp.zeros_like(a))
         new = self.round_state({"h": h})
         return new, new["h"]
+
+    def numpy_cell(self, state, batch):
+        g = np.empty((1, batch, self.d_out), dtype=self.dtype)
+        a = g[0]  # (B, m)
+        zero = np.asarray(0.0, dtype=self.dtype)  # a 0-d array: cheaper per call than 0.0
+        if self.nonlinearity == "tanh":
+            def step(h, h_out):
+                np.tanh(a, h_out)
+        else:
+            def step(h, h_out):
+                np.maximum(a, zero, out=h_out)  # as max(a, zeros_like(a)): NaN stays NaN
+        return {}, g, step

@@ -9,10 +9,12 @@ For input ``x_t`` and carried ``(h, c)``::
 Parameters (float64, ``x @ W`` convention): ``W_x`` ``(d_in, 4m)``, ``W_h`` ``(m, 4m)``, ``b``
 ``(4m,)`` (torch's ``b_ih + b_hh``).  State: ``h`` ``(B, m)`` and ``c`` ``(B, m)``: ``2m`` numbers.
 Output: ``h``.  The kernel computes the pre-activations gate-major, ``(4, B, m)`` in the order
-``i, f, o, g`` (one fused matmul ``[x_t, h, 1] @ W`` per step, see
-:class:`~models.recurrent.base.ProjectedLayer`; each gate a contiguous block), and takes
+``g, o, f, i`` (one fused matmul ``[x_t, h, 1] @ W`` per step, see
+:class:`~models.recurrent.projected.ProjectedLayer`; each gate a contiguous block), and takes
 ``sigmoid(a) = (1 + tanh(a / 2)) / 2`` with the halving folded into the weights (exact), so all
-four gates go through one ``tanh`` call: 11 array calls per step.
+four gates go through one ``tanh`` call.  The NumPy path keeps ``c`` in the row just before the
+gates, so ``(f, i) * (c, tanh g)`` is one call: 1 matmul and 7 element-wise calls per step, all
+into buffers (no copies, no allocations).
 
 Initialisers (``init=``): ``"uniform"`` (default, torch's): every weight and bias U(±1/sqrt(m));
 ``"orthogonal"``: Glorot-uniform ``W_x``, orthogonal blocks of ``W_h``, zero bias except the
@@ -37,11 +39,11 @@ import numpy as np
 from commcomp.errors import InvalidParameterError
 
 from ..common import glorot_uniform, orthogonal, rng_of, uniform
-from .base import ProjectedLayer
+from .projected import ProjectedLayer
 
 __all__ = ["LSTMLayer"]
 
-_KERNEL_ORDER = (0, 1, 3, 2)  # torch blocks (i, f, g, o) -> kernel blocks (i, f, o, g)
+_KERNEL_ORDER = (2, 3, 1, 0)  # torch blocks (i, f, g, o) -> kernel blocks (g, o, f, i)
 
 
 def _permute_gates(w: np.ndarray, m: int) -> np.ndarray:
@@ -81,18 +83,41 @@ class LSTMLayer(ProjectedLayer):
 
     def prepare(self) -> None:
         m = self.d_out
-        half = np.r_[np.full(3 * m, 0.5), np.ones(m)]  # sigmoid gates take tanh(a / 2): exact halving
+        half = np.r_[np.ones(m), np.full(3 * m, 0.5)]  # sigmoid gates take tanh(a / 2): exact halving
         self.w = {}
         self.set_weights(*(_permute_gates(self.params[k], m) * half for k in ("W_x", "W_h", "b")))
 
     def cell(self, state, g):
         xp = self.xp
-        t = xp.tanh(g)  # (4, B, m): tanh(a/2) for i, f, o; tanh(a) for g
-        s = t[:3, ...]
+        t = xp.tanh(g)  # (4, B, m): tanh(a) for g; tanh(a/2) for o, f, i
+        s = t[1:, ...]
         s *= 0.5
-        s += 0.5  # sigmoid of i, f, o
+        s += 0.5  # sigmoid of o, f, i
         c = s[1, ...] * state["c"]  # (B, m)
-        c += s[0, ...] * t[3, ...]
-        h = s[2, ...] * xp.tanh(c)
+        c += s[2, ...] * t[0, ...]
+        h = s[0, ...] * xp.tanh(c)
         new = self.round_state({"h": h, "c": c})
         return new, new["h"]
+
+    def numpy_cell(self, state, batch):
+        m, dt = self.d_out, self.dtype
+        buf = np.empty((5, batch, m), dtype=dt)  # rows: c, then the gates g, o, f, i
+        buf[0] = state["c"]
+        g, sig, c, so = buf[1:], buf[2:], buf[0], buf[2]
+        f_i, c_tg = buf[3:], buf[:2]  # (sigmoid f, sigmoid i) and (c, tanh g): one product
+        prod = np.empty((2, batch, m), dtype=dt)
+        prod_f, prod_i = prod[0], prod[1]
+        tanh_c = np.empty((batch, m), dtype=dt)
+        half = np.asarray(0.5, dtype=dt)  # a 0-d array: a Python float costs ~1 us more per call
+        tanh, mul, add = np.tanh, np.multiply, np.add
+
+        def step(h, h_out):  # the calls of cell(), in place
+            tanh(g, g)
+            mul(sig, half, sig)
+            add(sig, half, sig)  # sigmoid of o, f, i
+            mul(f_i, c_tg, prod)  # (sigmoid(f) c, sigmoid(i) tanh(g))
+            add(prod_f, prod_i, c)  # c'
+            tanh(c, tanh_c)
+            mul(so, tanh_c, h_out)  # h' = sigmoid(o) tanh(c')
+
+        return {"c": c}, g, step
