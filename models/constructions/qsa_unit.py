@@ -129,16 +129,20 @@ class QSAAttentionUnit:
             out[r0:r0 + ROW_CHUNK] = np.matmul(np.swapaxes(Ky, 1, 2), c)[..., 0]  # K_y^T c
         return out.reshape(ptr.shape[:-1] + (self.d_k,))
 
+    def _select_rows(self, features, rows):
+        """Checked ``features`` ``(B, N, d' + q + 1)`` -> the rows asked for ``(B, R, ·)`` and their indices."""
+        feats = np.asarray(features, dtype=np.float64)
+        if feats.ndim != 3 or feats.shape[2] != self.dim + self.q + 1 or feats.shape[1] != self.length:
+            raise InvalidParameterError(f"qsa unit built for rows of width {self.dim + self.q + 1} "
+                                        f"and N = {self.length}, got {feats.shape}")
+        idx = np.arange(self.length) if rows is None else np.asarray(rows, dtype=np.int64)
+        return feats[:, idx, :], idx
+
     def embed(self, features, rows=None) -> np.ndarray:
         """Row-wise map ``(B, N, d' + q + 1)`` -> rounded ``e`` ``(B, N, d' + 2 m_k)`` (only
         ``rows`` when given: each row's embedding depends on that row alone)."""
-        feats = np.asarray(features, dtype=np.float64)
-        B, N, width = feats.shape
-        if width != self.dim + self.q + 1 or N != self.length:
-            raise InvalidParameterError(f"qsa unit built for rows of width {self.dim + self.q + 1} "
-                                        f"and N = {self.length}, got {feats.shape}")
-        idx = np.arange(N) if rows is None else np.asarray(rows, dtype=np.int64)
-        feats = feats[:, idx, :]  # (B, R, d' + q + 1)
+        feats, idx = self._select_rows(features, rows)  # (B, R, d' + q + 1), (R,)
+        B = feats.shape[0]
         z = feats[..., :self.dim]  # (B, R, d')
         w = self.queries(feats[..., self.dim:self.dim + self.q].astype(np.int64))  # (B, R, m_k)
         kappa = np.broadcast_to(self.keys[idx][None], (B, len(idx), self.d_k))  # (B, R, m_k)
@@ -267,13 +271,8 @@ class QSARandomUnit(QSAAttentionUnit):
 
     def embed(self, features, rows=None) -> np.ndarray:
         """``(B, N, d' + q + 1)`` -> ``e`` ``(B, R, d' + 2N)``, rounded."""
-        feats = np.asarray(features, dtype=np.float64)
-        B, N, width = feats.shape
-        if width != self.dim + self.q + 1 or N != self.length:
-            raise InvalidParameterError(f"qsa unit built for rows of width {self.dim + self.q + 1} "
-                                        f"and N = {self.length}, got {feats.shape}")
-        idx = np.arange(N) if rows is None else np.asarray(rows, dtype=np.int64)
-        feats = feats[:, idx, :]  # (B, R, d' + q + 1)
+        feats, idx = self._select_rows(features, rows)  # (B, R, d' + q + 1), (R,)
+        N = self.length
         pointers = feats[..., self.dim:self.dim + self.q].astype(np.int64)  # (B, R, q)
         ind = np.zeros(feats.shape[:2] + (N,))
         np.put_along_axis(ind, pointers, 1.0, axis=2)  # (B, R, N) indicator of y_i

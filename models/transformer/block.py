@@ -21,12 +21,14 @@ import math
 
 import numpy as np
 
-from commcomp.backend import namespace_of
+from commcomp.backend import namespace_of, to_numpy
+from commcomp.errors import InvalidParameterError
 
 from .attention import last_position_attention, merge_heads, project, shared_softmax_attention, \
     softmax_attention
 
-__all__ = ["AttentionBlock", "normalize", "block_param_shapes", "init_block", "NORMS", "ACTIVATIONS"]
+__all__ = ["AttentionBlock", "normalize", "block_param_shapes", "init_block", "checked_params", "NORMS",
+           "ACTIVATIONS"]
 
 NORMS = ("layer", "rms")
 ACTIVATIONS = ("relu", "gelu")
@@ -57,6 +59,22 @@ def block_param_shapes(d: int, H: int, d_k: int, d_v: int, d_mlp: int, norm: boo
     if norm:
         shapes.update({"ln1.g": (d,), "ln1.b": (d,), "ln2.g": (d,), "ln2.b": (d,)})
     return shapes
+
+
+def checked_params(params: dict, shapes: dict) -> dict:
+    """Float64 copies of ``params`` for every name of ``shapes``; a missing one is zero (a norm gain
+    ``.g`` one).  Unknown names or wrong shapes raise :class:`InvalidParameterError`."""
+    unknown = sorted(set(params) - set(shapes))
+    if unknown:
+        raise InvalidParameterError(f"unknown parameter names {unknown}; known: {sorted(shapes)}")
+    out = {}
+    for name, shape in shapes.items():
+        default = np.ones(shape) if name.endswith(".g") else np.zeros(shape)
+        value = np.array(to_numpy(params.get(name, default)), dtype=np.float64)  # a copy
+        if value.shape != shape:
+            raise InvalidParameterError(f"{name} must have shape {shape}, got {value.shape}")
+        out[name] = value
+    return out
 
 
 def init_block(rng, d, H, d_k, d_v, d_mlp, norm) -> dict:

@@ -39,13 +39,13 @@ import re
 
 import numpy as np
 
-from commcomp.backend import namespace_of, to_numpy
+from commcomp.backend import namespace_of
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.precision import parse_precision
 from models.common import make_rounder
 from models.recurrent.base import RecurrentModel
 
-from .block import NORMS, AttentionBlock, block_param_shapes, init_block, normalize
+from .block import NORMS, AttentionBlock, block_param_shapes, checked_params, init_block, normalize
 
 __all__ = ["Hybrid", "build_hybrid"]
 
@@ -89,18 +89,7 @@ class Hybrid:
         self.activation, self.residual, self.ln_eps = activation, bool(residual), float(ln_eps)
         self.attn_scale = 1.0 / math.sqrt(self.d_k) if attn_scale is None else float(attn_scale)
         self.precision = None if precision is None else parse_precision(precision)
-        shapes = self.param_shapes()
-        params = dict(params or {})
-        unknown = sorted(set(params) - set(shapes))
-        if unknown:
-            raise InvalidParameterError(f"unknown parameter names {unknown}; known: {sorted(shapes)}")
-        self.own_params = {}
-        for name, shape in shapes.items():
-            default = np.ones(shape) if name.endswith(".g") else np.zeros(shape)
-            value = np.array(to_numpy(params.get(name, default)), dtype=np.float64)  # a copy
-            if value.shape != shape:
-                raise InvalidParameterError(f"{name} must have shape {shape}, got {value.shape}")
-            self.own_params[name] = value
+        self.own_params = checked_params(dict(params or {}), self.param_shapes())
         self.prepare()
 
     def param_shapes(self) -> dict:

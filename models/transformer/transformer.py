@@ -58,7 +58,8 @@ from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
 from models.common import make_rounder
 
-from .block import ACTIVATIONS, NORMS, AttentionBlock, block_param_shapes, init_block, normalize
+from .block import (ACTIVATIONS, NORMS, AttentionBlock, block_param_shapes, checked_params, init_block,
+                    normalize)
 from .factored import first_layer_heads, shared_pattern
 from .positional import Positional
 from .split import SplitMixin
@@ -125,17 +126,7 @@ class Transformer(SplitMixin):
             max_len = np.asarray(to_numpy(params["pos_emb"])).shape[0]
         self.max_len = int(max_len or 1024) if positional in ("learned", "fixed") else None
         self.precision = None if precision is None else parse_precision(precision)
-        shapes = self.param_shapes()
-        unknown = sorted(set(params) - set(shapes))
-        if unknown:
-            raise InvalidParameterError(f"unknown parameter names {unknown}; known: {sorted(shapes)}")
-        self.params = {}
-        for name, shape in shapes.items():
-            default = np.ones(shape) if name.endswith(".g") else np.zeros(shape)
-            value = np.array(to_numpy(params.get(name, default)), dtype=np.float64)  # a copy
-            if value.shape != shape:
-                raise InvalidParameterError(f"{name} must have shape {shape}, got {value.shape}")
-            self.params[name] = value
+        self.params = checked_params(params, self.param_shapes())
         self.xp = xp if xp is not None else namespace_of()
         self.prepare()
 
