@@ -61,6 +61,9 @@ __all__ = [
     "m",
     "state_numbers",
     "state_numbers_formula",
+    "recurrent_stack_state_formula",
+    "WIDTH_CONVENTION_CAPTION",
+    "width_means",
 ]
 
 #: The width: RNN hidden size per layer, Transformer embedding / key-query dimension, SSM model dimension.
@@ -365,3 +368,51 @@ def state_numbers(arch: str | Architecture, width: int, **hyper: int) -> int:
         )
     count = state_numbers_formula(spec, **values).subs(m, width)
     return int(count)
+
+
+#: One sentence for table captions: what the width m is, per architecture family.
+WIDTH_CONVENTION_CAPTION = (
+    "width m: Transformer and hybrid attention = per-head d_k (= d_v), so H heads carry H*m numbers per "
+    "position; linear attention and RetNet = total width, split across H heads (d_k = m/H); Elman, GRU = "
+    "hidden size, LSTM = hidden size (state 2m), DSS = channels (state d_state*m), Mamba = model width "
+    "(inner expand*m); feedforward = first-layer width")
+
+_WIDTH_MEANS = {
+    "transformer": "per-head d_k (= d_v); H heads carry H*m numbers per position",
+    "hybrid": "recurrent stack width m; the attention layer has per-head d_k = d_v = m",
+    "linear-attention": "total width m, split across H heads (d_k = d_v = m/H)",
+    "retnet": "total width m, split across H heads (d_k = m/H, d_v = value_factor*m/H)",
+    "dss": "channels m (state: d_state numbers per channel, 2 if complex)",
+    "mamba": "model width m (inner width expand*m)",
+    "lstm": "hidden size m (state: h and c, 2m numbers)",
+    "feedforward": "first-layer width",
+}
+
+
+def width_means(arch: str | Architecture) -> str:
+    """What the width m of ``arch`` counts (data for captions; one convention per architecture).
+
+    Examples
+    --------
+    >>> width_means("retnet")
+    'total width m, split across H heads (d_k = m/H, d_v = value_factor*m/H)'
+    >>> width_means("gru")
+    'hidden size m'
+    """
+    return _WIDTH_MEANS.get(get_architecture(arch).name, "hidden size m")
+
+
+def recurrent_stack_state_formula(arch: str | Architecture, **hyper: int) -> sp.Expr:
+    """State numbers of ``arch``'s recurrent part: the state itself, or a hybrid's Mamba stack.
+
+    Examples
+    --------
+    >>> recurrent_stack_state_formula("hybrid", layers=2)
+    76*m
+    """
+    spec = get_architecture(arch)
+    if spec.name != "hybrid":
+        return state_numbers_formula(spec, **hyper)
+    mamba = get_architecture("mamba")
+    values = {k: v for k, v in spec.resolve_hyper(**hyper).items() if k in mamba.hyper_names}
+    return state_numbers_formula(mamba, **values)

@@ -140,10 +140,13 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
         if short == "DISJ" or not randomized
     ),
     _bound(id="BHBK-NN-RNN", task="nearest-neighbour", problem="index", split=_ONE_WAY,
-           arch_class="recurrent", kind="lower", quantity="state_bits", randomized=False, formula=N / 2,
-           assumptions="x_1, y_1, ..., x_n, y_n, x_q with N ~ 2n (commcomp's exact count: COMMCOMP-NN-RNN)",
+           arch_class="recurrent", kind="lower", quantity="state_bits", randomized=False, formula=(N - 1) / 2,
+           assumptions="x_1, y_1, ..., x_n, y_n, x_q: N = 2n + 1 tokens, so the n = (N - 1)/2 labels are "
+                       "Alice's bits (the summary's N/2 rounds N ~ 2n; commcomp's integer form: "
+                       "COMMCOMP-NN-RNN)",
            source="Nearest Neighbour, recurrent", tags=("[S]", "[P]"), paper_form="m >= N/(2p)",
-           status="formula [S]; linear size [P]", section="§4.1"),
+           status="shape [P]; the summary's N/(2p) [S]; the exact count (N - 1)/2 [D]", evidence="D",
+           section="§4.1"),
     _bound(id="BHBK-NN-RNN-rand", task="nearest-neighbour", problem="index", split=_ONE_WAY,
            arch_class="recurrent", kind="lower", quantity="state_bits", randomized=True,
            formula=(1 - H2(eps)) * n, definitions=(_N_STRING,), conditions=(eps < sp.Rational(1, 2),),
@@ -218,9 +221,12 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            quantity="state_bits", randomized=False, formula=sp.ceiling(log2(sp.Symbol("S_DFA"))),
            definitions=((sp.Symbol("S_DFA"), dyck_dfa_states_expr()),),
            assumptions="Dyck-(t, D) (default (2,2), 8 states); C6: abstract RNN h_t = g(h_{t-1}, x_t) "
-                       "with one-hot state (m = 8 at p = 1) or m = 1 at p = 3; a concrete cell may need more",
+                       "with one-hot state (m = 8 at p = 1) or m = 1 at p = 3; a concrete cell may need more "
+                       "(Elman: COMMCOMP-Dyck-Elman). Only for cells whose transition can be an arbitrary "
+                       "function (Elman, LSTM, GRU); not for 1-layer linear attention, RetNet or DSS, whose "
+                       "final state is a sum over positions (COMMCOMP-DYCK22-SUM-1L)",
            source="bounded Dyck DFA, C6", tags=("[P]", "[D✓]"), paper_form="constant size",
-           section="§4.2, §7 C6"),
+           archs=("elman", "lstm", "gru"), section="§4.2, §7 C6"),
     _bound(id="BHBK-Dyck-2TF", task="dyck", problem=None, split=None, arch_class="transformer-2layer",
            kind="upper", quantity="width", randomized=False, formula=c * log2(N),
            assumptions="construction probably Yao et al. 2021 [R]", source="bounded Dyck, 2 layers",

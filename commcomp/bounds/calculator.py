@@ -22,12 +22,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from commcomp.architectures import ARCHITECTURES, get_architecture, state_numbers_formula
+from commcomp.architectures import ARCHITECTURES, get_architecture, m, recurrent_stack_state_formula, width_means
 from commcomp.bounds.catalogue import (
     BOUNDS, PARAMETERS, applies_to, bound_layers, conditions_hold, substitutions, to_number, value_of,
 )
-from commcomp.bounds.records import QUANTITIES, TASKS, Bound, N, eps, latex, p, resolve_task, text
-from commcomp.bounds.widths import capacity, crossover_length, min_width_for_bits, min_width_for_quantity
+from commcomp.bounds.records import QUANTITIES, TASKS, Bound, N, eps, latex, log2, p, resolve_task, text
+from commcomp.bounds.widths import (
+    capacity, crossover_length, min_width_for_bits, min_width_for_hybrid, min_width_for_quantity, sum_bits,
+)
 from commcomp.errors import InvalidParameterError, UnknownNameError
 
 __all__ = ["BoundRow", "FIELDS", "compute_bounds", "precision_bits"]
@@ -41,7 +43,9 @@ class BoundRow:
     ``min_width`` the width it implies for ``arch`` (for constructions: the width they use);
     ``crossover_n`` the smallest N at which ``width`` (if given) is too small; ``paper_form`` the paper's
     own statement where it differs from ``formula`` (e.g. "width O(log N) (asymptotic, constant unknown)"
-    beside commcomp's explicit constant).
+    beside commcomp's explicit constant); ``n_means`` what N is for this entry; ``evidence`` where the
+    formula's number comes from (P, A, S, R, C, D, D✓); ``precision_model`` how numbers are counted;
+    ``cot`` what chain of thought does to it; ``width_means`` what m counts for ``arch``.
     """
 
     task: str
@@ -73,6 +77,11 @@ class BoundRow:
     citation: str = ""
     paper_form: str = ""
     formula_latex: str = ""
+    n_means: str = ""
+    evidence: str = ""
+    precision_model: str = ""
+    cot: str = ""
+    width_means: str = ""
 
 
 #: Field names in order (the export column order).
@@ -176,30 +185,67 @@ class _Evaluator:
             self._values[key] = value_of(bound, self.subs(length))
         return self._values[key]
 
-    def crossover(self, bound: Bound, cap: int | None) -> int | None:
+    def crossover(self, bound: Bound, cap: int | None, log_coeff: int = 0) -> int | None:
+        """Smallest N with ``value(N) - log_coeff * ceil(log2 N) > cap`` (``log_coeff``: the part of
+        the capacity that grows with N, for the exact-partial-sum quantities)."""
         if cap is None or bound.formula is None or bound.asymptotic:
             return None
-        key = (bound.id, cap)
+        key = (bound.id, cap, log_coeff)
         if key not in self._cross:
             fixed = {s: v for s, v in self.subs(2).items() if s != N}
             local = dict(fixed)
             for symbol, definition in bound.definitions:
                 if symbol not in fixed:
                     local[symbol] = sp.sympify(definition).subs(local).doit()
-            expr = bound.formula.subs(local).doit()
+            expr = bound.formula.subs(local).doit() - log_coeff * sp.ceiling(log2(N))
             start = next((v for v in range(2, 258) if conditions_hold(bound, self.subs(v))), 2)
-            self._cross[key] = crossover_length(lambda v: self.value(bound, v), expr, N, cap, start)
+
+            def requirement(v: int) -> sp.Expr | None:
+                value = self.value(bound, v)
+                return None if value is None else value - log_coeff * max(0, (v - 1).bit_length())
+
+            self._cross[key] = crossover_length(requirement, expr, N, cap, start)
         return self._cross[key]
 
 
 def _lhs(bound: Bound, arch: str, hyper: dict) -> tuple[str, str]:
-    if bound.quantity == "state_bits":
-        expr = state_numbers_formula(arch, **hyper) * p
+    if bound.quantity in ("state_bits", "state_numbers_sum_bits", "hybrid_protocol_bits"):
+        expr = recurrent_stack_state_formula(arch, **hyper) * p
+        if bound.quantity == "state_numbers_sum_bits":
+            expr = sp.Mul(expr / p, p + sp.ceiling(log2(N)), evaluate=False)
+        elif bound.quantity == "hybrid_protocol_bits":
+            heads = hyper.get("heads", 1)
+            expr = sp.Add(expr, heads * m * p, sp.Mul(heads * (m + 1), p + sp.ceiling(log2(N)), evaluate=False),
+                          evaluate=False)
         return text(expr), latex(expr)
     lhs = QUANTITIES[bound.quantity]
     symbols = {"H": sp.Symbol("H"), "m": sp.Symbol("m"), "p": p, "beta": sp.Symbol("beta"),
                "k_JL": sp.Symbol("k_JL"), "bits": sp.Symbol("bits")}
     return lhs, (latex(sp.sympify(lhs, locals=symbols)) if lhs else "")
+
+
+def _width_and_capacity(quantity: str, exact, arch: str, resolved: dict, bits: int, heads: int, length: int,
+                        width: int | None) -> tuple[int | None, int | None, int]:
+    """``(min width, capacity of `width`, log coefficient)`` for one evaluated bound (see crossover)."""
+    if quantity == "state_bits":
+        min_w = None if exact is None else min_width_for_bits(arch, exact, bits, **resolved)
+        cap = None if width is None else capacity(quantity, width, bits, heads, arch, resolved)
+        return min_w, cap, 0
+    if quantity in ("state_numbers_sum_bits", "hybrid_protocol_bits"):
+        stack = {k: v for k, v in resolved.items() if k != "heads"}
+        if quantity == "state_numbers_sum_bits":
+            min_w = None if exact is None else min_width_for_bits(arch, exact, sum_bits(bits, length), **resolved)
+        else:
+            min_w = None if exact is None else min_width_for_hybrid(exact, bits, heads, length, **stack)
+        if width is None:
+            return min_w, None, 0
+        numbers = int(recurrent_stack_state_formula(arch, **resolved).subs(m, width))
+        if quantity == "state_numbers_sum_bits":
+            return min_w, numbers * bits, numbers
+        return min_w, numbers * bits + heads * width * bits + heads * (width + 1) * bits, heads * (width + 1)
+    min_w = min_width_for_quantity(quantity, exact, heads)
+    cap = None if width is None or min_w is None else capacity(quantity, width, bits, heads, arch, resolved)
+    return min_w, cap, 0
 
 
 def _summary(bound: Bound, value, min_width: int | None, lhs: str) -> str:
@@ -287,7 +333,8 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
         for bound in BOUNDS:
             if (bound.task not in tasks or bound.kind == "separation" or (kind and bound.kind != kind)
                     or (bound.randomized and not include_randomized)
-                    or (bound.variant and not include_variants) or not applies_to(bound, arch_name, layers)):
+                    or (bound.variant and not include_variants)
+                    or not applies_to(bound, arch_name, layers if is_transformer else resolved.get("layers", 1))):
                 continue
             if is_transformer:  # the row's depth: the one asked for, else the one the bound is stated for
                 depth = layers if layers is not None else bound_layers(bound)
@@ -299,13 +346,8 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                 if not conditions_hold(bound, subs):
                     continue
                 exact = evaluator.value(bound, length)
-                if bound.quantity == "state_bits":
-                    min_w = None if exact is None else min_width_for_bits(arch_name, exact, bits, **resolved)
-                else:
-                    min_w = min_width_for_quantity(bound.quantity, exact, heads)
-                cap = None
-                if width is not None and (min_w is not None or bound.quantity == "state_bits"):
-                    cap = capacity(bound.quantity, width, bits, heads, arch_name, resolved)
+                min_w, cap, log_coeff = _width_and_capacity(bound.quantity, exact, arch_name, resolved, bits,
+                                                            heads, length, width)
                 value = to_number(exact)
                 row = BoundRow(
                     task=bound.task, problem=bound.problem, arch=arch_name, kind=bound.kind,
@@ -313,12 +355,14 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                     theorem=bound.id, assumptions=bound.assumptions, n=length, precision=bits, heads=heads,
                     layers=depth, min_width=min_w,
                     state_bits=value if bound.quantity == "state_bits" else None, width=width,
-                    crossover_n=evaluator.crossover(bound, cap), randomized=bound.randomized,
+                    crossover_n=evaluator.crossover(bound, cap, log_coeff), randomized=bound.randomized,
                     eps=float(subs[eps]) if bound.randomized else None, tag=bound.tag, label=bound.label,
                     paper=bound.paper, split=bound.split, arch_class=spec.arch_class,
                     arch_params=shown_params, summary=_summary(bound, value, min_w, lhs),
                     citation=bound.citation, paper_form=bound.paper_form,
-                    formula_latex=bound.relation_latex(lhs_latex),
+                    formula_latex=bound.relation_latex(lhs_latex), n_means=bound.n_means,
+                    evidence=bound.evidence, precision_model=bound.precision_model, cot=bound.cot,
+                    width_means=width_means(arch_name),
                 )
                 key = (n_index, TASKS.index(bound.task), arch_index, depth or 0,
                        bound.kind != "lower", bound.randomized)

@@ -20,6 +20,7 @@ import sympy as sp
 from commcomp.architectures import get_architecture
 from commcomp.bounds.bhbk import BHBK_BOUNDS
 from commcomp.bounds.commcomp_derived import COMMCOMP_BOUNDS
+from commcomp.bounds.commcomp_protocols import COMMCOMP_PROTOCOL_BOUNDS
 from commcomp.bounds.records import (
     KINDS, PAPERS, Bound, C, H, N, attn_eps, delta, depth, dprime, eps, gamma, k, n, p, q, resolve_task, sigma,
     text, types,
@@ -33,7 +34,8 @@ __all__ = ["BOUNDS", "PARAMETERS", "applies_to", "bound_layers", "evaluate_bound
            "list_bounds", "substitutions", "value_of"]
 
 #: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts.
-BOUNDS: tuple[Bound, ...] = BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + STANDARD_BOUNDS
+BOUNDS: tuple[Bound, ...] = (BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + COMMCOMP_PROTOCOL_BOUNDS
+                             + STANDARD_BOUNDS)
 _BY_ID = {b.id: b for b in BOUNDS}
 if len(_BY_ID) != len(BOUNDS):  # pragma: no cover - a catalogue bug, caught at import
     raise RuntimeError("duplicate bound ids in the catalogue")
@@ -75,8 +77,8 @@ def get_bound(bound_id: str) -> Bound:
 
 
 def bound_layers(bound: Bound) -> int | None:
-    """Transformer depth a bound is stated for (1 or 2), None otherwise."""
-    return {"transformer-1layer": 1, "transformer-2layer": 2}.get(bound.arch_class)
+    """Depth a bound is stated for: 1 or 2 for Transformer entries, ``bound.layers`` otherwise (None: any)."""
+    return {"transformer-1layer": 1, "transformer-2layer": 2}.get(bound.arch_class, bound.layers)
 
 
 def applies_to(bound: Bound, arch: str, layers: int | None = None) -> bool:
@@ -92,7 +94,12 @@ def applies_to(bound: Bound, arch: str, layers: int | None = None) -> bool:
     (True, False, False)
     """
     spec = get_architecture(arch)
+    if bound.archs and spec.name not in bound.archs:
+        return False
     if spec.arch_class != "transformer":
+        if bound.layers is not None and layers is not None:  # a depth-specific recurrent entry
+            if (layers != bound.layers) if bound.kind == "lower" else (layers < bound.layers):
+                return False
         return bound.arch_class == spec.arch_class
     if bound.arch_class == "transformer":
         return True

@@ -25,7 +25,8 @@ from commcomp.architectures import m
 from commcomp.errors import UnknownNameError
 
 __all__ = [
-    "ARCH_CLASSES", "Bound", "H2", "KINDS", "LABELS", "PAPERS", "PROBLEMS", "QUANTITIES", "TAGS",
+    "ARCH_CLASSES", "Bound", "EVIDENCE", "EVIDENCE_TEXT", "H2", "KINDS", "LABELS", "LOWER_LABELS",
+    "N_MEANING", "N_SEQUENCE", "PRECISION_MODELS", "PAPERS", "PROBLEMS", "QUANTITIES", "TAGS",
     "TASKS", "H", "C", "N", "c", "delta", "depth", "dprime", "eps", "gamma", "k", "log2", "m", "n", "p",
     "q", "resolve_task", "sigma", "types", "attn_eps", "floor_div", "latex", "text", "times",
 ]
@@ -176,10 +177,39 @@ QUANTITIES = {
     "heads_times_width_plus_1": "H*(m + 1)", "width_times_precision": "m*p",
     "heads_width_precision": "m*p*H", "jl_dim": "k_JL", "inverse_temperature": "beta",
     "precision_bits": "p", "bits": "bits", "statement": "",
+    # a 1-layer sum-state model (linear attention, RetNet, DSS) sending exact partial sums of its state
+    "state_numbers_sum_bits": "S(m)*(p + ceiling(log2(N)))",
+    # the hybrid split (reductions/simulate/hybrid.py): state, then query, then partial sums
+    "hybrid_protocol_bits": "S(m)*p + H*m*p + H*(m + 1)*(p + ceiling(log2(N)))",
 }
 TAGS = ("[P]", "[A]", "[C]", "[S]", "[R]", "[D]", "[D✓]")
 LABELS = ("proved lower bound", "construction", "construction parameter", "heuristic", "measured",
-          "asymptotic, constant unknown", "statement")
+          "asymptotic, constant unknown", "statement",
+          "lower bound stated by the authors [A]", "lower bound stated by a secondary source [S]",
+          "recalled lower bound [R]", "derived lower bound [D]", "derived and verified lower bound [D✓]")
+#: Where the *number* of an entry comes from (not the shape of the result): the formula's own tag.
+EVIDENCE = ("P", "A", "S", "R", "C", "D", "D✓")
+EVIDENCE_TEXT = {
+    "P": "proved in the paper [P]",
+    "A": "stated by the BHBK authors in their rebuttal [A], not in the paper",
+    "S": "stated by a secondary source [S], not checked against the paper body",
+    "R": "recalled [R], unverified",
+    "C": "read off the authors' released code [C]",
+    "D": "derived for commcomp [D]",
+    "D✓": "derived for commcomp and verified numerically [D✓]",
+}
+#: The label of a lower bound, by the evidence for its formula (only [P] formulas are "proved").
+LOWER_LABELS = {"P": "proved lower bound", "A": "lower bound stated by the authors [A]",
+                "S": "lower bound stated by a secondary source [S]", "R": "recalled lower bound [R]",
+                "C": "lower bound stated by the authors [A]", "D": "derived lower bound [D]",
+                "D✓": "derived and verified lower bound [D✓]"}
+#: What N means in an entry, per task (the papers' N; see :func:`commcomp.bounds.per_task.catalogue_N`).
+N_MEANING = {
+    "index-lookup": "N = symbols s_1..s_N (the sequence is N + 1 tokens: the query follows)",
+    "multi-index-lookup": "N = data symbols s_1..s_N (the sequence is N + 2k tokens: k indices on each side)",
+}
+N_SEQUENCE = "N = sequence length in tokens"
+PRECISION_MODELS = ("", "p-bit numbers", "exact partial sums", "infinite precision")
 PAPERS = ("BHBK", "SHT", "WDL", "commcomp", "standard")
 
 CITATIONS = {
@@ -251,6 +281,20 @@ class Bound:
         RAG, ...); the calculator skips variants unless asked.
     ref_id : str or None
         The reference row this entry implements, when its id differs.
+    evidence : str
+        Where the formula's *number* comes from (:data:`EVIDENCE`), derived from the tags when left
+        empty: a derived constant ([D✓], [D]) first, then [A], [S], [R], [C], [P].  Only a [P]
+        formula is labelled "proved lower bound".
+    precision_model : str
+        How numbers are counted (:data:`PRECISION_MODELS`): ``"p-bit numbers"``, ``"exact partial
+        sums"`` (terms on a p-bit grid, sums sent exactly in p + ceil(log2 N) bits) or ``"infinite
+        precision"`` (a construction that needs unbounded precision); empty for the usual p-bit reading.
+    cot : str
+        What chain of thought does to the entry (empty: not discussed).
+    archs : tuple of str
+        Registry names of the only architectures the entry covers (empty: its whole class).
+    layers : int or None
+        Depth a recurrent entry is stated for (None: any depth; Transformer depth is in ``arch_class``).
     """
 
     id: str
@@ -275,6 +319,11 @@ class Bound:
     variant: str | None = None
     ref_id: str | None = None
     section: str = ""
+    evidence: str = ""
+    precision_model: str = ""
+    cot: str = ""
+    archs: tuple[str, ...] = ()
+    layers: int | None = None
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS:
@@ -288,17 +337,42 @@ class Bound:
         bad = [t for t in self.tags if t not in TAGS]
         if bad or not self.tags:
             raise ValueError(f"{self.id}: tags {self.tags}")
+        if not self.evidence:
+            object.__setattr__(self, "evidence", self._default_evidence())
+        if self.evidence not in EVIDENCE:
+            raise ValueError(f"{self.id}: evidence {self.evidence!r}")
+        if self.precision_model not in PRECISION_MODELS:
+            raise ValueError(f"{self.id}: precision model {self.precision_model!r}")
         if not self.label:
             object.__setattr__(self, "label", self._default_label())
         if self.label not in LABELS:
             raise ValueError(f"{self.id}: label {self.label!r}")
+
+    def _default_evidence(self) -> str:
+        """The formula's tag: a derived constant ([D✓], [D]) wins over the source of the shape."""
+        for tag in ("D✓", "D", "A", "S", "R", "C", "P"):
+            if f"[{tag}]" in self.tags:
+                return tag
+        return "R"  # pragma: no cover - every entry has a tag
 
     def _default_label(self) -> str:
         if self.formula is None or self.kind == "separation":
             return "statement"
         if self.asymptotic:
             return "asymptotic, constant unknown"
-        return "proved lower bound" if self.kind == "lower" else "construction"
+        return LOWER_LABELS[self.evidence] if self.kind == "lower" else "construction"
+
+    @property
+    def n_means(self) -> str:
+        """What N is in this entry's formula (the papers' N; data, shown in captions)."""
+        if self.task is None:
+            return "N = input length in tokens, as the statement reads"
+        return N_MEANING.get(self.task, N_SEQUENCE)
+
+    @property
+    def evidence_text(self) -> str:
+        """Long form of :attr:`evidence` (``"stated by a secondary source [S], ..."``)."""
+        return EVIDENCE_TEXT[self.evidence]
 
     @property
     def asymptotic(self) -> bool:

@@ -16,7 +16,7 @@ import functools
 
 import sympy as sp
 
-from commcomp.bounds.records import N, Bound, c, dprime, eps, log2, q
+from commcomp.bounds.records import H, N, Bound, c, dprime, eps, log2, q
 
 __all__ = ["SHT_BOUNDS"]
 
@@ -25,9 +25,9 @@ _bound = functools.partial(Bound, paper="SHT")
 SHT_BOUNDS: tuple[Bound, ...] = (
     _bound(id="SHT-qSA-UB-p", task="qsa", problem=None, split=None, arch_class="transformer-1layer",
            kind="upper", quantity="width", randomized=False,
-           formula=dprime + sp.ceiling(8 * q * sp.log(N)),
+           formula=dprime + sp.Min(N, sp.ceiling(8 * q * sp.log(N))),
            assumptions="one self-attention unit with input MLP, 1 head; C7a: keys Gaussian of dimension "
-                       "ceil(C q ln N) with C = 8 (commcomp's constant), dual-certificate queries, values "
+                       "min(N, ceil(C q ln N)) with C = 8 (commcomp's constant and cap), dual-certificate queries, values "
                        "z_j (d' dims); fixed precision", source="Thm 2 (qSA, fixed precision)",
            tags=("[S]", "[D✓]"),
            paper_form="m = Omega(d' + q log N) suffices with p = O(log(q log N / eps)) "
@@ -42,11 +42,11 @@ SHT_BOUNDS: tuple[Bound, ...] = (
            assumptions="unbounded precision; C7b: moment-curve keys (cyclic polytope), 2q + 1 key dims "
                        "plus d' value dims; margin can be N^(-2q), so ~2q log2 N bits in practice",
            source="Thm 3 (qSA, infinite precision)", tags=("[S]", "[D✓]"), paper_form="m = Omega(d' + q)",
-           section="§5, §7 C7b"),
+           precision_model="infinite precision", section="§5, §7 C7b"),
     _bound(id="SHT-qSA-LB", task="qsa", problem="disjointness", split="partition one-way (DISJ_q)",
            arch_class="transformer-1layer", kind="lower", quantity="width_times_precision", randomized=False,
-           formula=c * q, strict=True, conditions=(N >= 2 * q + 1,),
-           assumptions="1 layer, 1 head, p-bit Q; 1/(2q)-approximation; q large enough, N >= 2q + 1, "
+           formula=c * q, strict=True, conditions=(N >= 2 * q + 1, H <= 1),
+           assumptions="single head only (H = 1; with H heads see COMMCOMP-qSA-ROW-1TF); 1 layer, p-bit Q; 1/(2q)-approximation; q large enough, N >= 2q + 1, "
                        "d' >= 1; holds for randomized models too since R(DISJ) = Theta(q) [D]; token 2q+1's "
                        "K and V also depend on Alice's input (send them too or fix them) [D]",
            source="Thm 4 (qSA lower bound, App. B.3)", tags=("[S]",),
@@ -59,7 +59,8 @@ SHT_BOUNDS: tuple[Bound, ...] = (
            arch_class="recurrent", kind="lower", quantity="state_bits", randomized=False,
            formula=(N - 1) / 2,
            assumptions="memory-bounded model; holds even for q = 1", source="Thm 11 (qSA, recurrent)",
-           tags=("[S]", "[D]"), paper_form="memory >= (N - 1)/2 bits; m >= (N - 1)/(2p) [D]", section="§5"),
+           tags=("[S]", "[D]"), paper_form="memory >= (N - 1)/2 bits; m >= (N - 1)/(2p) [D]", evidence="S",
+           status="the (N - 1)/2 bits [S]; the division by p [D]", section="§5"),
     _bound(id="SHT-Match2-UB", task="match2", problem=None, split=None, arch_class="transformer-1layer",
            kind="upper", quantity="width", randomized=False, formula=sp.Integer(3),
            assumptions="C8: trigonometric embeddings, 2 dims for Q/K and 2 for V plus a harmless bias; "
@@ -70,7 +71,8 @@ SHT_BOUNDS: tuple[Bound, ...] = (
            formula=c * N / log2(log2(N)), strict=True, conditions=(N >= 5,),
            assumptions="1 layer, H heads, p-bit; the log log N denominator is the least certain item; "
                        "commcomp's direct reduction without it: COMMCOMP-MATCH3-1TF",
-           source="Thm 7 (Match3)", tags=("[S]", "[P]"),
+           source="Thm 7 (Match3)", tags=("[S]",),
+           status="linear in N [P]; the formula and its log log N factor [S], the least certain item",
            paper_form="m p H <= c N / log log N  =>  cannot compute Match3", section="§5"),
     _bound(id="SHT-Match3-var", task="match3", problem=None, split=None, arch_class="transformer",
            kind="upper", quantity="statement", randomized=False, formula=None,

@@ -28,10 +28,11 @@ from typing import Callable
 
 import sympy as sp
 
-from commcomp.architectures import get_architecture, m, state_numbers_formula
+from commcomp.architectures import get_architecture, m, recurrent_stack_state_formula, state_numbers_formula
 from commcomp.errors import InvalidParameterError
 
-__all__ = ["capacity", "crossover_length", "min_width_for_bits", "min_width_for_quantity"]
+__all__ = ["capacity", "crossover_length", "hybrid_protocol_bits", "min_width_for_bits", "min_width_for_hybrid",
+           "min_width_for_quantity", "sum_bits"]
 
 _RATIO = sp.Symbol("B", positive=True)
 _MAX_LOG2_N = 62
@@ -118,6 +119,56 @@ def capacity(quantity: str, width: int, precision: int, heads: int = 1, arch: st
         return int(expr.subs(m, width)) * precision
     return {"width": width, "heads_times_width": heads * width,
             "heads_times_width_plus_1": heads * (width + 1)}.get(quantity)
+
+
+def sum_bits(precision: int, length: int) -> int:
+    """Bits of an exact sum of ``length`` p-bit terms: ``p + ceil(log2 length)`` (CC-MODEL).
+
+    Examples
+    --------
+    >>> sum_bits(8, 33), sum_bits(8, 32), sum_bits(8, 1)
+    (14, 13, 8)
+    """
+    return int(precision) + max(0, (int(length) - 1).bit_length())
+
+
+def hybrid_protocol_bits(state_numbers: int, precision: int, heads: int, d_k: int, d_v: int, length: int) -> int:
+    """Bits of the hybrid split (three messages): ``S p + H d_k p + H (d_v + 1)(p + ceil(log2 N))``.
+
+    Alice's recurrent state (``S`` numbers of ``p`` bits), Bob's query (``H d_k`` numbers), Alice's
+    partial attention sums (``H (d_v + 1)`` exact sums of at most N terms).
+
+    Examples
+    --------
+    >>> hybrid_protocol_bits(76, 8, 1, 4, 4, 9)      # 608 + 32 + 5 * 12
+    700
+    """
+    return (int(state_numbers) * int(precision) + int(heads) * int(d_k) * int(precision)
+            + int(heads) * (int(d_v) + 1) * sum_bits(precision, length))
+
+
+def min_width_for_hybrid(bits: object, precision: int, heads: int, length: int, **hyper: int) -> int:
+    """Smallest ``m >= 1`` whose hybrid protocol (``d_k = d_v = m``) carries ``bits`` (see
+    :func:`hybrid_protocol_bits`); ``S(m)`` is the hybrid's recurrent stack (Mamba by default).
+
+    Examples
+    --------
+    >>> min_width_for_hybrid(660, 8, 1, 9), min_width_for_hybrid(661, 8, 1, 9)   # S(m) = 38 m
+    (2, 3)
+    """
+    count = sp.lambdify(m, recurrent_stack_state_formula("hybrid", **hyper), "math")
+
+    def carried(width: int) -> int:
+        return hybrid_protocol_bits(int(count(width)), precision, heads, width, width, length)
+
+    need = sp.nsimplify(bits) if not isinstance(bits, sp.Basic) else bits
+    low, high = 0, 1
+    while not _ge(carried(high), need):
+        low, high = high, 2 * high
+    while high - low > 1:  # carried() is increasing in the width
+        mid = (low + high) // 2
+        low, high = (low, mid) if _ge(carried(mid), need) else (mid, high)
+    return high
 
 
 _FLOAT_MODULES = [{"log2": math.log2, "H2": lambda e: -(e * math.log2(e) + (1 - e) * math.log2(1 - e)),

@@ -72,7 +72,7 @@ HAND = {
     "BHBK-EQ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
     "BHBK-DISJ-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "BHBK-DISJ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
-    "BHBK-NN-RNN": lambda N, p, P: N / 2,
+    "BHBK-NN-RNN": lambda N, p, P: (N - 1) / 2,   # N = 2n + 1 exactly (issue 12: not N/2)
     "BHBK-NN-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),
     "BHBK-MQAR-RNN": lambda N, p, P: _n(N),
     "BHBK-MQAR-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),
@@ -88,7 +88,7 @@ HAND = {
     "BHBK-DISJ-2TF": lambda N, p, P: 2 * jl(_n(N), P["gamma"], P["delta"]) + 5,
     "BHBK-NN-2TF": lambda N, p, P: 3 * jl(_n(N), P["gamma"], P["delta"]) + 3,
     "BHBK-MQAR-2TF": lambda N, p, P: 3 * jl(_n(N), P["gamma"], P["delta"]) + 3,
-    "SHT-qSA-UB-p": lambda N, p, P: P["dprime"] + ceil(8 * P["q"] * log(N)),
+    "SHT-qSA-UB-p": lambda N, p, P: P["dprime"] + min(N, ceil(8 * P["q"] * log(N))),
     "SHT-qSA-UB-inf": lambda N, p, P: 2 * P["q"] + 1 + P["dprime"],
     "SHT-qSA-FFN": lambda N, p, P: N * P["dprime"] / 2,
     "SHT-qSA-RNN": lambda N, p, P: (N - 1) / 2,
@@ -102,6 +102,16 @@ HAND = {
     "COMMCOMP-DYCK21-1TF-1W": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "COMMCOMP-MATCH3-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "COMMCOMP-ISTREE-RNN": lambda N, p, P: (N - 2) // 6,
+    "COMMCOMP-MATCH2-RNN": lambda N, p, P: N - 1,
+    "COMMCOMP-MATCH3-RNN": lambda N, p, P: _n(N),
+    "COMMCOMP-qSA-ROW-1TF": lambda N, p, P: (P["q"] / p - P["dprime"]) / 2,   # H = 1
+    "COMMCOMP-DYCK22-SUM-1L": lambda N, p, P: (N - 1) // 4,
+    "COMMCOMP-Dyck-Elman": lambda N, p, P: (sum(P["dyck_types"] ** d for d in range(P["dyck_depth"] + 1)) + 1)
+    * (2 * P["dyck_types"] + 1),
+    "COMMCOMP-HYBRID-EQ": lambda N, p, P: _n(N),
+    "COMMCOMP-HYBRID-DISJ": lambda N, p, P: _n(N),
+    "COMMCOMP-HYBRID-MATCH3": lambda N, p, P: _n(N),
+    "COMMCOMP-HYBRID-ISTREE": lambda N, p, P: (N - 2) // 6,
     "COMMCOMP-C2-beta": lambda N, p, P: log((N - 1) * (1 - P["attn_eps"]) / P["attn_eps"]) / (1 - P["gamma"]),
 }
 # Standard facts take the problem size n directly.
