@@ -29,9 +29,16 @@ from commcomp.bounds.export import (
     FORMATS, export_rows, parse_csv, parse_json, parse_latex, parse_markdown, parse_rows, to_csv, to_json,
     to_latex, to_markdown,
 )
+from commcomp.bounds.per_task import (
+    SPECIAL_ROWS, QsaWidth, SpecialRow, best_construction, best_lower_bound, bound_parameters, catalogue_N,
+    protocol_lower_bound_bits, qsa_construction_widths, qsa_explicit_width, short_label,
+)
 from commcomp.bounds.plot import PlotUnavailableError, plot_min_width
 from commcomp.bounds.records import TASKS, Bound
-from commcomp.bounds.widths import crossover_length, min_width_for_bits, min_width_for_quantity
+from commcomp.bounds.records import EVIDENCE_TEXT, N_MEANING
+from commcomp.bounds.widths import (
+    crossover_length, hybrid_protocol_bits, min_width_for_bits, min_width_for_hybrid, min_width_for_quantity, sum_bits,
+)
 
 __all__ = [
     "BOUNDS", "FIELDS", "FORMATS", "PARAMETERS", "TASKS", "Bound", "BoundRow", "PlotUnavailableError",
@@ -39,4 +46,8 @@ __all__ = [
     "list_bounds", "min_width_for_bits", "min_width_for_quantity", "parse_csv", "parse_json", "parse_latex",
     "parse_markdown", "parse_rows", "plot_min_width", "precision_bits", "to_csv", "to_json", "to_latex",
     "to_markdown",
+    # issue 12 (per task instance, labels, protocols)
+    "EVIDENCE_TEXT", "N_MEANING", "QsaWidth", "SPECIAL_ROWS", "SpecialRow", "best_construction", "best_lower_bound",
+    "bound_parameters", "catalogue_N", "hybrid_protocol_bits", "min_width_for_hybrid", "protocol_lower_bound_bits",
+    "qsa_construction_widths", "qsa_explicit_width", "short_label", "sum_bits",
 ]

@@ -22,7 +22,8 @@ from commcomp.bounds.bhbk import BHBK_BOUNDS
 from commcomp.bounds.commcomp_derived import COMMCOMP_BOUNDS
 from commcomp.bounds.commcomp_protocols import COMMCOMP_PROTOCOL_BOUNDS
 from commcomp.bounds.records import (
-    KINDS, PAPERS, Bound, C, H, N, attn_eps, delta, depth, dprime, eps, gamma, k, n, p, q, resolve_task, sigma,
+    KINDS, PAPERS, Bound, C, H, N, attn_eps, delta, depth, dprime, eps, gamma, k, k_lit, n, p, q, resolve_task,
+    sigma,
     text, types,
 )
 from commcomp.bounds.sht import SHT_BOUNDS
@@ -52,10 +53,11 @@ PARAMETERS: dict[str, tuple[sp.Symbol, object]] = {
     "k": (k, None),                         # Multi-Index Lookup indices (default floor(N/2))
     "dyck_types": (types, 2),               # Dyck bracket types
     "dyck_depth": (depth, 2),               # Dyck depth bound
+    "dnf_k": (k_lit, 3),                    # literals per term of a k-DNF
     "cc_bits": (C, None),                   # communication complexity C for the general BHBK-Bool-LB rows
     "n": (n, None),                         # problem size; default from N through each reduction
 }
-_INTEGER_PARAMS = {"q", "dprime", "alphabet", "k", "dyck_types", "dyck_depth", "cc_bits", "n"}
+_INTEGER_PARAMS = {"q", "dprime", "alphabet", "k", "dyck_types", "dyck_depth", "dnf_k", "cc_bits", "n"}
 
 
 def get_bound(bound_id: str) -> Bound:

@@ -38,7 +38,7 @@ import functools
 import sympy as sp
 
 from commcomp.bounds.bhbk import dyck_dfa_states_expr
-from commcomp.bounds.records import H, N, Bound, depth, dprime, floor_div, n, p, q, types
+from commcomp.bounds.records import H, N, Bound, depth, dprime, floor_div, k_lit, n, p, q, types
 
 __all__ = ["COMMCOMP_PROTOCOL_BOUNDS", "HYBRID_COT", "HYBRID_TASKS"]
 
@@ -89,6 +89,22 @@ COMMCOMP_PROTOCOL_BOUNDS: tuple[Bound, ...] = (
            precision_model="exact partial sums", source="DISJ -> Dyck-(2,2), sum-state layers",
            status="derived from the argument of COMMCOMP-DYCK22-1TF-1W; not BHBK's constant-size RNN claim",
            section="§8.9, §8.3"),
+    _bound(id="COMMCOMP-qSA-explicit", task="qsa", problem=None, split=None, arch_class="transformer-1layer",
+           kind="upper", quantity="width", formula=dprime + 2 * q + 1, tags=("[D✓]",),
+           precision_model="p-bit numbers",
+           assumptions="commcomp's explicit construction (models.constructions qsa-moment-curve): keys on the "
+                       "moment curve (2q + 1 dims) plus d' value dims, at the stated finite precision; its worst "
+                       "margin can be ~(2/N)^(2q), so it is exact only where the precision resolves it (about "
+                       "2q log2 N bits): check it at the row's precision (SHT Thm 3 proves this width at "
+                       "infinite precision only: SHT-qSA-UB-inf)",
+           source="qSA, explicit construction C7b", section="§7 C7b"),
+    _bound(id="COMMCOMP-kDNF-2TF", task=None, problem=None, split=None, arch_class="transformer-2layer",
+           kind="upper", quantity="width", formula=3 * sp.ceiling(4 * k_lit * sp.log(N + 1)) + 9,
+           tags=("[D✓]",), precision_model="p-bit numbers",
+           assumptions="C5 as built (models.constructions k-dnf-2tf): N input bits then [CLS], two heads, "
+                       "residual 3m + 9 with key codes of m = ceil(4 k ln(N + 1)) dims (k = dnf_k literals per "
+                       "term), certified at build time", source="k-DNF, explicit construction C5",
+           ref_id="BHBK-kDNF-2TF", section="§7 C5"),
     _bound(id="COMMCOMP-Dyck-Elman", task="dyck", problem=None, split=None, arch_class="recurrent",
            kind="upper", quantity="width", formula=_S_DFA * (2 * types + 1),
            definitions=((_S_DFA, dyck_dfa_states_expr()),), archs=("elman",), tags=("[D✓]",),

@@ -27,7 +27,7 @@ from commcomp.errors import UnknownNameError
 __all__ = [
     "ARCH_CLASSES", "Bound", "EVIDENCE", "EVIDENCE_TEXT", "H2", "KINDS", "LABELS", "LOWER_LABELS",
     "N_MEANING", "N_SEQUENCE", "PRECISION_MODELS", "PAPERS", "PROBLEMS", "QUANTITIES", "TAGS",
-    "TASKS", "H", "C", "N", "c", "delta", "depth", "dprime", "eps", "gamma", "k", "log2", "m", "n", "p",
+    "TASKS", "H", "C", "N", "c", "delta", "depth", "dprime", "eps", "gamma", "k", "k_lit", "log2", "m", "n", "p",
     "q", "resolve_task", "sigma", "types", "attn_eps", "floor_div", "latex", "text", "times",
 ]
 
@@ -44,6 +44,7 @@ eps = sp.Symbol("epsilon", positive=True)                #: protocol error proba
 attn_eps = sp.Symbol("epsilon_attn", positive=True)      #: attention mass allowed off the target (C2)
 sigma = sp.Symbol("sigma", positive=True, integer=True)  #: alphabet size |Sigma|
 k = sp.Symbol("k", positive=True, integer=True)          #: indices in Multi-Index Lookup
+k_lit = sp.Symbol("k_lit", positive=True, integer=True)  #: literals per term of a k-DNF
 types = sp.Symbol("t", positive=True, integer=True)      #: Dyck bracket types
 depth = sp.Symbol("D", positive=True, integer=True)      #: Dyck depth bound
 c = sp.Symbol("c", positive=True)                        #: an unknown universal constant

@@ -29,6 +29,7 @@ SHT_BOUNDS: tuple[Bound, ...] = (
            assumptions="one self-attention unit with input MLP, 1 head; C7a: keys Gaussian of dimension "
                        "min(N, ceil(C q ln N)) with C = 8 (commcomp's constant and cap), dual-certificate queries, values "
                        "z_j (d' dims); fixed precision", source="Thm 2 (qSA, fixed precision)",
+           precision_model="p-bit numbers",
            tags=("[S]", "[D✓]"),
            paper_form="m = Omega(d' + q log N) suffices with p = O(log(q log N / eps)) "
                       "(asymptotic, constant unknown)", section="§5, §7 C7a"),
