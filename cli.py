@@ -179,7 +179,8 @@ def _list_rows(what: str):
         for a in list_architectures():
             try:
                 refuse_unsplittable(a.name, 1)
-                split = "one-way, state" if a.arch_class == "recurrent" else "partition, 1 layer only"
+                split = {"recurrent": "one-way, state", "hybrid": "prefix/suffix, 3 messages"}.get(
+                    a.arch_class, "partition, 1 layer only")
             except _Unsplittable:
                 split = "refused"
             try:

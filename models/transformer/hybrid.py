@@ -17,8 +17,17 @@ own parameters; ``norm_f.g/.b`` ``(d,)``; ``attn.W_Q`` ``(H, d, d_k)`` ... ``att
 
 Departures from WDL, on purpose: no rotary position embedding in the attention layer (the
 recurrence supplies order), the causal mask is exact (WDL adds −100), and the MLP is a plain
-two-layer one (``gelu`` by default) instead of Llama's gated SwiGLU.  A hybrid is not split at
-bounded cost: :meth:`Hybrid.partial` raises :class:`~commcomp.errors.UnsupportedSplitError`.
+two-layer one (``gelu`` by default) instead of Llama's gated SwiGLU.
+
+**Split** (``reductions/simulate/hybrid.py``): the recurrent layers are causal, so with a
+prefix/suffix split the attention layer's keys and values at Alice's positions depend on her tokens
+only.  :meth:`Hybrid.query` is the query at the output position (Bob's, from the hidden row there),
+:meth:`Hybrid.partial` the attention sums over some positions and :meth:`Hybrid.finish` the logits
+from their total, exactly as for a 1-layer Transformer (:mod:`.split`): with the pre-norm the
+shift ``c`` bounds every score from the weights and the query alone, and at a precision the terms
+sit on :meth:`Hybrid.attention_grid` and are summed in integers.  At a precision :meth:`forward`
+*is* ``finish(partial(all positions))``, so any split adds up to it bit for bit; without the
+pre-norm (``layer_norm=False``) no shift is agreed in advance and :meth:`partial` refuses.
 
 Examples
 --------
@@ -45,7 +54,10 @@ from commcomp.precision import parse_precision
 from models.common import make_rounder
 from models.recurrent.base import RecurrentModel
 
+from .attention import (AttentionPartial, attention_from_sums, exact_attention_sums, float_attention_sums,
+                        sum_partials)
 from .block import NORMS, AttentionBlock, block_param_shapes, checked_params, init_block, normalize
+from .split import attention_grid_for, prenorm_score_shift, prenorm_value_bound
 
 __all__ = ["Hybrid", "build_hybrid"]
 
@@ -119,7 +131,9 @@ class Hybrid:
         self.stack = RecurrentModel("hybrid", self.own_params["tok_emb"], self.layers,
                                     np.zeros((self.d_model, 1)), np.zeros(1),
                                     precision=self.precision, xp=xp)
+        self._grids = {}
         block = {k[5:]: v for k, v in self.w.items() if k.startswith("attn.")}
+        self.block_w = block
         self.block = AttentionBlock(block, n_heads=self.n_heads, causal=self.causal,
                                     layer_norm="pre" if self.layer_norm else None, norm=self.norm,
                                     activation=self.activation, residual=self.residual,
@@ -207,20 +221,105 @@ class Hybrid:
         return self._readout(self.block.full(self.hidden(tokens), max_block_elements))
 
     def forward(self, tokens, output_position=None):
-        """Logits ``(B, C)`` at the output position (default the last), attention in O(N·m)."""
+        """Logits ``(B, C)`` at the output position (default the last), attention in O(N·m).
+
+        At a precision, with the pre-norm, this is ``finish(partial(all positions))``: the attention
+        terms on :meth:`attention_grid`, summed in integers (what the split adds up to bit for bit).
+        """
         x = self.hidden(tokens)  # (B, N, d)
-        n = x.shape[1]
+        o = self._output_position(output_position, x.shape[1])
+        if self.precision is None or not self.layer_norm:
+            return self._readout(self.block.last(x, o))  # (B, C), float softmax
+        return self.finish(self.partial(x, None, self.query(x[:, o, :]), o), x[:, o, :])
+
+    __call__ = forward
+
+    @staticmethod
+    def _output_position(output_position, n: int) -> int:
         o = n - 1 if output_position is None else int(output_position)
         o = o + n if o < 0 else o
         if not 0 <= o < n:
             raise InvalidParameterError(f"output position {output_position} outside [0, {n})")
-        return self._readout(self.block.last(x, o))  # (B, C)
+        return o
 
-    __call__ = forward
+    # -- the split (module docstring) ----------------------------------------------------
+    def _need_prenorm(self) -> None:
+        if not self.layer_norm:
+            raise UnsupportedSplitError(
+                "the hybrid split needs the attention layer's pre-norm (layer_norm=True): it bounds every "
+                "score from the weights and the query alone, so both parties agree on the softmax shift "
+                "without sending it; this model has none")
 
-    def partial(self, *args, **kwargs):
-        """Not available: the recurrent stack below the attention mixes every position."""
-        raise UnsupportedSplitError("a hybrid model has no bounded-cost partition protocol")
+    def value_bound(self) -> float:
+        """A bound on ``|v|`` over every input, from the weights alone (pre-norm)."""
+        self._need_prenorm()
+        p = self.own_params
+        return prenorm_value_bound(p["attn.W_V"], p["attn.b_V"], p["attn.ln1.g"], p["attn.ln1.b"], self.d_model)
+
+    def attention_grid(self, n_positions: int):
+        """The attention terms' fixed-point grids for ``n_positions`` (None: float64 reference mode)."""
+        self._need_prenorm()
+        if self.precision is None:
+            return None
+        n = int(n_positions)
+        if n not in self._grids:
+            self._grids[n] = attention_grid_for(self.precision, n, self.value_bound)
+        return self._grids[n]
+
+    def query(self, hidden_at_output):
+        """The query of every head ``(B, H, d_k)`` from the hidden row ``(B, d)`` at the output position."""
+        return self.block.query(self.block.attn_input(hidden_at_output))
+
+    def query_bits(self) -> int:
+        """Bits of one query message per instance: ``H · d_k · P`` (64 per number in reference mode)."""
+        return self.n_heads * self.d_k * (self.precision.bits if self.precision is not None else 64)
+
+    def message_bits(self, n_positions: int) -> int:
+        """Bits of one party's partial sums: ``H · (d_v + 1) · (P' + ceil(log2 N))``."""
+        grid = self.attention_grid(n_positions)
+        return self.n_heads * (self.d_v + 1) * (grid.sum_bits(n_positions) if grid is not None else 64)
+
+    def partial(self, hidden, positions, query, output_position: int) -> AttentionPartial:
+        """Attention sums at ``output_position`` over ``positions`` only.
+
+        Parameters
+        ----------
+        hidden : array ``(B, N, d)``
+            The attention layer's input (:meth:`hidden`); rows outside ``positions`` are not read
+            (they may hold anything: they are masked before any sum).
+        positions : index array or None (all)
+        query : array ``(B, H, d_k)`` (:meth:`query` at the output position)
+        """
+        self._need_prenorm()
+        xp = self.xp
+        B, N = hidden.shape[0], hidden.shape[1]
+        mask_np = np.zeros((1, N), dtype=bool)
+        mask_np[0, np.arange(N) if positions is None else np.asarray(positions, dtype=np.int64)] = True
+        if self.causal:
+            mask_np &= np.arange(N) <= int(output_position)
+        mask = xp.asarray(mask_np)
+        h = self.block.attn_input(hidden)
+        K, V = self.block.heads(h, "K"), self.block.heads(h, "V")  # (B, H, N, d_k), (B, H, N, d_v)
+        shift = prenorm_score_shift(xp, self.block_w, query, self.d_model, self.block.scale)  # (B, H)
+        grid = self.attention_grid(N)
+        if grid is None:
+            num, den = float_attention_sums(query, K, V, scale=self.block.scale, shift=shift, mask=mask)
+        else:
+            num, den = exact_attention_sums(query, K, V, scale=self.block.scale, shift=shift, grid=grid,
+                                            mask=mask)
+            if grid.source == "covering":  # saturations are reported on the model's precision
+                self.precision.saturations.add(grid.weight.saturations.reset() + grid.value.saturations.reset())
+        return AttentionPartial(num, den, N, int(output_position), grid)
+
+    def finish(self, partials, hidden_at_output):
+        """Logits ``(B, C)`` from the partial sums (one, or a list to add) and Bob's hidden row ``(B, d)``."""
+        total = sum_partials(partials) if isinstance(partials, (list, tuple)) else partials
+        if total.grid != self.attention_grid(total.n_positions):
+            raise InvalidParameterError("the partials were made on another grid or precision")
+        xp = self.xp
+        num, den = xp.asarray(total.numerator), xp.asarray(total.denominator)
+        attn = self.rnd(attention_from_sums(num, den, total.grid))  # (B, H, d_v)
+        return self._readout(self.block.after_attention(hidden_at_output, xp.reshape(attn, (attn.shape[0], -1))))
 
     def save(self, path):
         """Write the model to ``.npz`` (:func:`models.common.save_model`: config + parameters)."""

@@ -57,9 +57,45 @@ from .attention import (AttentionGrid, AttentionPartial, attention_from_sums, ce
                         exact_attention_sums, float_attention_sums, project, sum_partials)
 from .factored import first_layer_heads
 
-__all__ = ["SplitMixin"]
+__all__ = ["SplitMixin", "attention_grid_for", "prenorm_score_shift", "prenorm_value_bound"]
 
 VALUE_HEADROOM = 1.0 + 2.0 ** -10  # covers activations rounded after the bound was computed
+
+
+def prenorm_score_shift(xp, w, query, d_model: int, scale: float):
+    """The agreed shift ``c`` ``(B, H)`` of a pre-norm attention layer: an upper bound on every score.
+
+    The pre-norm's output ``g ⊙ u + b`` has ``||u|| <= sqrt(d)`` (LayerNorm and RMSNorm alike), so
+    ``<q, W_K^T (g ⊙ u + b) + b_K> <= <q, b W_K + b_K> + sqrt(d) ||g ⊙ W_K q||``.  ``w`` holds
+    ``W_K`` ``(H, d, d_k)``, ``b_K`` ``(H, d_k)``, ``ln1.g`` and ``ln1.b`` ``(d,)``.
+    """
+    beta = project(w["ln1.b"], w["W_K"], w["b_K"])  # (H, d_k)
+    Wq = xp.matmul(w["W_K"], query[..., None])[..., 0]  # (B, H, d)
+    gWq = Wq * w["ln1.g"]
+    c = xp.sum(query * beta, axis=-1) + math.sqrt(d_model) * xp.sqrt(xp.sum(gWq * gWq, axis=-1))  # (B, H)
+    return c * scale
+
+
+def prenorm_value_bound(W_V, b_V, ln_g, ln_b, d_model: int) -> float:
+    """A bound on ``|v|`` over every input of a pre-norm attention layer, from the weights alone."""
+    base = np.abs(np.einsum("r,hrv->hv", ln_b, W_V) + b_V)
+    spread = math.sqrt(d_model) * np.sqrt(np.einsum("r,hrv->hv", ln_g ** 2, W_V ** 2))
+    return float(np.max(base + spread))
+
+
+def attention_grid_for(precision, n: int, value_bound) -> AttentionGrid:
+    """The attention terms' grids at ``precision`` for sums over ``n`` positions (module docstring).
+
+    ``value_bound``: a callable giving the bound on ``|v|`` (only called for IEEE formats).
+    """
+    P, name = precision.bits, precision.name
+    if isinstance(precision, FixedPoint):
+        if P + ceil_log2(n) > 64:
+            raise TooLargeError(f"{name} sums over {n} positions need {P + ceil_log2(n)} > 64 bits")
+        return AttentionGrid(precision, precision, "precision", name)
+    bits = min(P, MAX_FIXED_BITS, 64 - ceil_log2(n))
+    bound = max(value_bound() * VALUE_HEADROOM, 0.5)
+    return AttentionGrid(FixedPoint.covering(bits, 1.0), FixedPoint.covering(bits, bound), "covering", name, bound)
 
 
 class SplitMixin:
@@ -111,12 +147,7 @@ class SplitMixin:
         xp, blk, w = self.xp, self.blocks[0], self.blocks[0].w
         W_K, b_K = w["W_K"], w["b_K"]  # (H, d, d_k), (H, d_k)
         if self.layer_norm == "pre":
-            beta = project(w["ln1.b"], W_K, b_K)  # (H, d_k)
-            Wq = xp.matmul(W_K, query[..., None])[..., 0]  # (B, H, d)
-            gWq = Wq * w["ln1.g"]
-            c = xp.sum(query * beta, axis=-1) + math.sqrt(self.d_model) * \
-                xp.sqrt(xp.sum(gWq * gWq, axis=-1))  # (B, H)
-            return c * blk.scale
+            return prenorm_score_shift(xp, w, query, self.d_model, blk.scale)
         last = output_position + 1 if self.causal else n_positions
         c = xp.sum(query * b_K, axis=-1)  # (B, H)
         for keys in self._shift_keys(last):  # (H, d_k, n) of the token table, then the positions
@@ -138,10 +169,7 @@ class SplitMixin:
         p = self.params
         W_V, b_V = p["l0.W_V"], p["l0.b_V"]  # (H, d, d_v), (H, d_v)
         if self.layer_norm == "pre":
-            base = np.abs(np.einsum("r,hrv->hv", p["l0.ln1.b"], W_V) + b_V)
-            spread = math.sqrt(self.d_model) * np.sqrt(np.einsum("r,hrv->hv", p["l0.ln1.g"] ** 2,
-                                                                 W_V ** 2))
-            return float(np.max(base + spread))
+            return prenorm_value_bound(W_V, b_V, p["l0.ln1.g"], p["l0.ln1.b"], self.d_model)
         tok = np.einsum("tr,hrv->thv", p["tok_emb"], W_V)  # (V, H, d_v)
         lo, hi = tok.min(axis=0) + b_V, tok.max(axis=0) + b_V
         if self.pos.has_table:
@@ -159,16 +187,7 @@ class SplitMixin:
         n = int(n_positions)
         if n in self._grids:
             return self._grids[n]
-        P, name = self.precision.bits, self.precision.name
-        if isinstance(self.precision, FixedPoint):
-            if P + ceil_log2(n) > 64:
-                raise TooLargeError(f"{name} sums over {n} positions need {P + ceil_log2(n)} > 64 bits")
-            grid = AttentionGrid(self.precision, self.precision, "precision", name)
-        else:
-            bits = min(P, MAX_FIXED_BITS, 64 - ceil_log2(n))
-            bound = max(self.value_bound() * VALUE_HEADROOM, 0.5)
-            grid = AttentionGrid(FixedPoint.covering(bits, 1.0), FixedPoint.covering(bits, bound),
-                                 "covering", name, bound)
+        grid = attention_grid_for(self.precision, n, self.value_bound)
         self._grids[n] = grid
         return grid
 

@@ -120,7 +120,7 @@ def _continuation(sim, tokens) -> dict:
 
 
 def _describe(sim, message):
-    if sim.split.kind in ("transformer", "attention-row"):
+    if sim.split.kind in ("transformer", "attention-row", "hybrid"):
         return sim.split.describe_message(message.rows, 0, label=message.label)
     return sim.split.describe_message(message.rows, 0)
 

@@ -4,8 +4,8 @@
 :class:`Simulation`: the reduction and its problem at size n, a model (random weights, a
 construction, a saved file, or a ready model object), and the split that runs the model as a
 protocol (:class:`~reductions.simulate.recurrent.RecurrentSplit`,
-:class:`~reductions.simulate.transformer.TransformerSplit`, or for qsa's row-reading attention unit
-:class:`~reductions.simulate.qsa.RowAttentionSplit`). Architectures with no protocol of
+:class:`~reductions.simulate.transformer.TransformerSplit`, :class:`~reductions.simulate.hybrid.HybridSplit`
+for a hybrid, or for qsa's row-reading attention unit :class:`~reductions.simulate.qsa.RowAttentionSplit`). Architectures with no protocol of
 bounded cost are refused here, before any model is built.
 
 Examples
@@ -90,10 +90,12 @@ class Simulation:
 
     @property
     def lower_bound_bits(self) -> int:
-        """D^{A->B}(f) at n for one-way protocols, D(f) for two-round ones (exact, commcomp.problems)."""
-        if self.one_way:
-            return self.problem.deterministic_one_way_bits(self.n)
-        return self.problem.deterministic_bits(self.n)
+        """Bits any protocol of this shape must send (exact, commcomp.problems): D^{A->B}(f) at n for
+        one-way protocols, D(f) - 1 for protocols of two or more messages (Bob alone learns the
+        answer; :func:`commcomp.bounds.protocol_lower_bound_bits`)."""
+        from commcomp.bounds.per_task import protocol_lower_bound_bits
+
+        return protocol_lower_bound_bits(self.problem.name, self.n, int(self.split.rounds))
 
     @property
     def theorem(self) -> str:
@@ -109,6 +111,17 @@ class Simulation:
 def _theorem_id(reduction: Reduction, kind: str, one_way: bool) -> str:
     if kind == "recurrent":
         return reduction.source
+    if kind == "hybrid":
+        try:
+            from commcomp.bounds import list_bounds
+
+            rows = [b.id for b in list_bounds(task=reduction.task_name, arch="hybrid", kind="lower")
+                    if b.problem == reduction.problem]
+        except (ImportError, UnknownNameError):  # pragma: no cover - the catalogue is optional here
+            rows = []
+        standard = {"index": "CC-INDEX-2way", "equality": "CC-EQ", "disjointness": "CC-DISJ",
+                    "inner-product": "CC-IP2"}
+        return rows[0] if rows else standard.get(reduction.problem, "CC-" + reduction.problem.upper())
     try:
         from commcomp.bounds import list_bounds
 
@@ -135,11 +148,13 @@ def refuse_unsplittable(arch: str, layers: int, reduction: Reduction | None = No
     """
     spec = get_architecture(arch)
     if spec.name == "hybrid":
-        raise UnsupportedSplitError(
-            "a hybrid cannot be split at bounded cost: its attention layer sits above the recurrent "
-            "layers, so every key and value it reads is a recurrent output that depends on the whole "
-            "prefix, Alice's and Bob's tokens mixed; no protocol whose cost is independent of N is "
-            "known (WDL's separation), so commcomp refuses rather than simulate it badly")
+        if reduction is not None and reduction.split != "prefix-suffix":
+            raise UnsupportedSplitError(
+                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
+                f"{reduction.split}; a hybrid is split only with Alice's prefix and Bob's suffix: its "
+                "recurrent layers are causal, so only then do the keys and values at Alice's positions "
+                "depend on her tokens alone (reductions/simulate/hybrid.py)")
+        return
     if spec.name == "transformer" and int(layers) != 1:
         raise UnsupportedSplitError(
             f"a {layers}-layer Transformer cannot be split at bounded cost: the top layer's attention "
@@ -308,6 +323,15 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
         from .recurrent import RecurrentSplit
 
         split = RecurrentSplit(model, reduction, n, cot=cot)
+    elif spec.name == "hybrid":
+        if cot:
+            raise UnsupportedSplitError(
+                "a hybrid with chain of thought needs one (query, partial sums) round per generated token: "
+                "each generated token's state and query depend on both parties; only the hybrid without "
+                "CoT is simulated (three messages)")
+        from .hybrid import HybridSplit
+
+        split = HybridSplit(model, reduction, n)
     else:
         if cot:
             raise InvalidParameterError("chain of thought is simulated for recurrent models only")

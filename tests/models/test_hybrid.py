@@ -124,14 +124,24 @@ def test_save_load_round_trip(tmp_path):
             assert (loaded.precision is None) == (model.precision is None)
 
 
-def test_registry_builds_a_mamba_hybrid_that_refuses_to_split():
+def test_registry_builds_a_mamba_hybrid_whose_partials_add_up_to_forward():
     from models.registry import build_model
 
-    model = build_model("hybrid", vocab_size=4, width=4, n_outputs=2, layers=1, heads=2, seed=0)
+    model = build_model("hybrid", vocab_size=4, width=4, n_outputs=2, layers=1, heads=2, seed=0,
+                        precision="fixed:12:6")
     assert model.layers[0].arch == "mamba" and model.d_k == 4
-    assert model.forward(np.zeros((2, 5), dtype=int)).shape == (2, 2)
-    with pytest.raises(UnsupportedSplitError):
-        model.partial(np.zeros((1, 5), dtype=int), [0, 1])
+    tokens = np.random.default_rng(0).integers(0, 4, size=(16, 7))  # (B, N)
+    x = model.hidden(tokens)  # (B, N, d)
+    q = model.query(x[:, -1, :])
+    parts = [model.partial(x, [0, 1, 2], q, 6), model.partial(x, [3, 4, 5, 6], q, 6)]
+    assert np.array_equal(model.finish(parts, x[:, -1, :]), model.forward(tokens))
+    # the float softmax of forward_all agrees to within the grid
+    np.testing.assert_allclose(model.forward(tokens), model.forward_all(tokens)[:, -1], atol=0.1)
+    bare = build_model("hybrid", vocab_size=4, width=4, n_outputs=2, layers=1, heads=2, seed=0,
+                       layer_norm=False, precision="fixed:12:6")
+    assert bare.forward(tokens).shape == (16, 2)
+    with pytest.raises(UnsupportedSplitError, match="pre-norm"):
+        bare.partial(bare.hidden(tokens), [0, 1], q, 6)
 
 
 def test_hybrid_runs_under_array_api_strict():

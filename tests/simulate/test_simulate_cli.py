@@ -74,12 +74,12 @@ def test_list_tasks_and_archs_read_the_registries(capsys):
     archs = _json(capsys, ["list", "archs"])
     assert [r["name"] for r in archs] == list(ARCHITECTURES)
     by_name = {r["name"]: r for r in archs}
-    assert by_name["hybrid"]["simulation"] == "refused" and by_name["lstm"]["simulation"].startswith("one-way")
+    assert by_name["hybrid"]["simulation"] == "prefix/suffix, 3 messages" and by_name["lstm"]["simulation"].startswith("one-way")
 
 
 @pytest.mark.parametrize("argv", [
     ["simulate", "no-such-task", "--arch", "lstm", "--n", "4", "--precision", "8"],
-    ["simulate", "index-lookup", "--arch", "hybrid", "--n", "4", "--precision", "8"],
+    ["simulate", "dyck", "--arch", "hybrid", "--n", "4", "--precision", "8"],
     ["simulate", "index-lookup", "--arch", "transformer", "--layers", "2", "--n", "4", "--precision", "8"],
     ["simulate", "dyck", "--arch", "lstm", "--n", "4", "--precision", "8"],
     ["simulate", "index-lookup", "--arch", "lstm", "--n", "0", "--precision", "8"],

@@ -41,7 +41,8 @@ def test_two_rounds_over_all_inputs(precision, P, heads):
     assert out["protocol_rounds"] == 2 and out["faithful"] == 1.0 and out["instances"] == 64
     partial, query = _costs(heads, width, P, n + 1)
     assert out["bits_per_message"] == partial + query
-    assert out["lower_bound_bits"] == math.ceil(math.log2(n)) + 1  # two-way D(INDEX)
+    # two-way D(INDEX) = ceil(log2 n) + 1 counts Bob's answer bit; Bob alone learns it here: D - 1
+    assert out["lower_bound_bits"] == math.ceil(math.log2(n))
 
 
 def test_two_round_transcript_and_views():
@@ -87,14 +88,15 @@ def test_float64_reference_mode_reports_the_difference():
 def test_refusals():
     with pytest.raises(UnsupportedSplitError, match="2-layer"):
         prepare("index-lookup", "transformer", 4, "fixed:8:4", layers=2)
-    with pytest.raises(UnsupportedSplitError, match="hybrid"):
-        prepare("index-lookup", "hybrid", 4, "fixed:8:4")
+    with pytest.raises(UnsupportedSplitError, match="prefix"):  # a hybrid splits prefix/suffix only
+        prepare("dyck", "hybrid", 4, "fixed:8:4")
     deep = build_model("transformer", vocab_size=6, width=2, n_outputs=2, layers=2, precision="fixed:8:4")
     with pytest.raises(UnsupportedSplitError):
         prepare("index-lookup", n=4, model=deep)
-    hybrid = build_model("hybrid", vocab_size=6, width=2, n_outputs=2, precision="fixed:8:4", recurrent="gru")
-    with pytest.raises(UnsupportedSplitError):
-        prepare("index-lookup", n=4, model=hybrid)
+    bare = build_model("hybrid", vocab_size=6, width=2, n_outputs=2, precision="fixed:8:4", recurrent="gru",
+                       layer_norm=False)
+    with pytest.raises(UnsupportedSplitError, match="pre-norm"):  # no agreed shift without the pre-norm
+        prepare("index-lookup", n=4, model=bare)
     # a token Transformer read at Alice's row (qsa's own unit is split by reductions.simulate.qsa)
     token_tf = build_model("transformer", vocab_size=20, width=2, n_outputs=2, precision="fixed:8:4")
     with pytest.raises(UnsupportedSplitError, match="Alice's"):

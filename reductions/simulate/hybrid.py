@@ -1,0 +1,228 @@
+"""A hybrid (recurrent stack + one attention layer) as a three-message protocol (issue 12, §8.3 + §8.1).
+
+The recurrent layers are causal, so with a prefix/suffix split (Alice holds positions ``0..s-1``,
+Bob the rest) the attention layer's inputs, keys and values at Alice's positions depend on her
+tokens only.  Per instance:
+
+1. **Alice -> Bob, the state**: Alice runs the stack over her prefix and sends its carried state,
+   ``S(m)`` numbers at the model's precision (``S(m)·P`` bits, as :mod:`.recurrent`).
+2. **Bob -> Alice, the query**: Bob continues the stack over his suffix, reads the hidden row at each
+   read position ``o`` and sends its query, ``H·d_k`` numbers (``H·d_k·P`` bits per read position).
+3. **Alice -> Bob, the partial sums**: with that query Alice sums ``w_j v_j`` and ``w_j`` over her
+   positions (``H·(d_v + 1)`` exact sums of ``P + ceil(log2 N)`` bits, as :mod:`.transformer`);
+   Bob adds his own partial sums and finishes the layer: MLP and readout.
+
+Cost per instance, with ``R`` read positions::
+
+    S(m)·P + R·H·d_k·P + R·H·(d_v + 1)·(P + ceil(log2 N))
+
+(:func:`commcomp.bounds.hybrid_protocol_bits`).  Because the shift and the grid are agreed from the
+weights alone (the pre-norm bounds every score) and the sums are integers, Bob's total equals the
+unsplit :meth:`~models.transformer.hybrid.Hybrid.forward` bit for bit; the recurrence run in two
+pieces equals the one run over the whole sequence, as for :mod:`.recurrent`.  With a chain of
+thought every generated token would need another (query, partial sums) round, so the cost grows
+with its length: this split refuses CoT (the catalogue says so: ``COMMCOMP-HYBRID-*``.cot).
+
+Examples
+--------
+>>> from reductions.simulate.setup import prepare
+>>> sim = prepare("string-equality", "hybrid", 3, "fixed:8:4", width=2, heads=1)
+>>> sim.split.rounds, sim.split.split_at, sim.model.stack.state_numbers()   # Mamba: 2·2·(16 + 3)
+(3, 3, 76)
+>>> sim.bits_per_message      # 76·8 + 1·2·8 + 1·(2 + 1)·(8 + ceil(log2 7))
+657
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from commcomp.backend import to_numpy
+from commcomp.bits import BitRows
+from commcomp.errors import UnsupportedSplitError
+from commcomp.precision import FLOAT64
+from commcomp.protocol import ALICE, BOB, Protocol, Step
+
+from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
+from .outputs import ModelRun, answers_from_logits
+from .recurrent import split_point
+from .setup import answer_classes
+
+__all__ = ["HybridSplit"]
+
+
+class HybridSplit:
+    """A :class:`~models.transformer.hybrid.Hybrid` run as a three-message protocol for one reduction.
+
+    Raises
+    ------
+    UnsupportedSplitError
+        If the owners are not a prefix/suffix split, an output is read inside Alice's prefix, or the
+        model has no pre-norm (no agreed shift).
+    """
+
+    kind = "hybrid"
+    rounds = 3
+
+    def __init__(self, model, reduction, n: int):
+        if not hasattr(model, "stack") or not hasattr(model, "finish"):
+            raise UnsupportedSplitError("the hybrid split needs a models.transformer.hybrid.Hybrid")
+        model._need_prenorm()
+        self.model, self.reduction, self.n = model, reduction, int(n)
+        self.task = reduction.task
+        self.owners = reduction.owners(n)
+        self.length = N = int(self.owners.size)
+        self.split_at = split_point(self.owners)
+        self.read = np.asarray(reduction.output_positions(n), dtype=np.int64)
+        if np.any(self.read < self.split_at):
+            raise UnsupportedSplitError(
+                f"{reduction.name}: an output is read at position {int(self.read.min())}, inside Alice's "
+                f"prefix (which ends at {self.split_at - 1}); the hybrid split reads on Bob's side")
+        self.grid = model.attention_grid(N)
+        self.exact = self.grid is not None
+        self.query_code = model.precision if model.precision is not None else FLOAT64
+        self.state_bits = int(model.stack.state_bits())
+        self.query_bits = int(self.read.size * model.query_bits())
+        self.partial_bits = int(model.message_bits(N))
+        self.bits_per_instance = self.state_bits + self.query_bits + int(self.read.size) * self.partial_bits
+        self.classes = answer_classes(reduction, n)
+
+    # -- inputs of the parties ---------------------------------------------------------------
+    def party_inputs(self, encoded, y, group: int = 1):
+        """``(alice_input, bob_input, public)``: each party's own and the public positions (Bob also
+        his y).  ``group`` must be 1: Bob's query depends on his tokens, so every instance has its own
+        transcript."""
+        if group != 1:
+            raise ValueError("the hybrid protocol runs one instance per row (group = 1)")
+        tokens = np.asarray(encoded.tokens)
+        mine = {who: np.nonzero((self.owners == who) | (self.owners == PUBLIC))[0] for who in (A_OWNS, B_OWNS)}
+        alice = {"positions": mine[A_OWNS], "tokens": tokens[:, mine[A_OWNS]]}
+        bob = {"positions": mine[B_OWNS], "tokens": tokens[:, mine[B_OWNS]], "y": np.asarray(y)}
+        public = {"n": self.n, "length": self.length, "owners": self.owners.copy()}
+        return alice, bob, public
+
+    # -- the two parties' computations ------------------------------------------------------
+    def _alice_hidden(self, own):
+        """Alice's prefix: (final stack state, ``(B, N, d)`` hidden rows with hers at 0..s-1, zeros after)."""
+        model, s = self.model, self.split_at
+        prefix = own["tokens"][:, own["positions"] < s]  # (B, s): every position before s is hers or public
+        state, y = model.stack.run_layers(prefix)
+        return state, self._rows(y, 0)
+
+    def _bob_hidden(self, own, state):
+        """Bob's suffix from Alice's state: ``(B, N, d)`` with his rows at s..N-1, zeros before."""
+        suffix = own["tokens"][:, own["positions"] >= self.split_at]  # (B, N - s)
+        _, y = self.model.stack.run_layers(suffix, state)
+        return self._rows(y, self.split_at)
+
+    def _rows(self, y, start: int):
+        """The hidden rows ``y`` ``(B, T, d)`` (the stack's outputs) placed at ``start..start+T-1`` of a
+        ``(B, N, d)`` array after the hybrid's rounding and ``norm_f`` (row by row, as :meth:`Hybrid.hidden`)."""
+        model, xp = self.model, self.model.xp
+        x = model.rnd(y)
+        if model.layer_norm:
+            from models.transformer.block import normalize
+
+            x = model.rnd(normalize(x, model.w["norm_f.g"], model.w["norm_f.b"], model.norm, model.ln_eps))
+        B, T, d = x.shape
+        parts = [xp.zeros((B, start, d), dtype=x.dtype), x,
+                 xp.zeros((B, self.length - start - T, d), dtype=x.dtype)]
+        return xp.concat(parts, axis=1)  # (B, N, d)
+
+    # -- the protocol ------------------------------------------------------------------------
+    def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
+        """The three-message protocol; Bob's full output (a :class:`ModelRun`) goes to ``sink["bob"]``."""
+        model, s, N = self.model, self.split_at, self.length
+        sink = {} if sink is None else sink
+        reads = [int(t) for t in self.read]
+        k = model.n_heads * model.d_k
+
+        def seen(party, view):
+            if observe is not None:
+                observe(party, view)
+
+        def alice_state(view):
+            seen(ALICE, view)
+            state, _ = self._alice_hidden(view.own_input)
+            return model.stack.state_to_bits(state)
+
+        def bob_query(view):
+            seen(BOB, view)
+            x = self._bob_hidden(view.own_input, model.stack.bits_to_state(view.received[0]))
+            qs = [to_numpy(model.query(x[:, o, :])).reshape(x.shape[0], -1) for o in reads]
+            return BitRows(self.query_code.encode_rows(np.concatenate(qs, axis=1)))
+
+        def alice_partials(view):
+            seen(ALICE, view)
+            _, x = self._alice_hidden(view.own_input)
+            values = self.query_code.decode_rows(view.received[0].array)  # (B, R·H·d_k)
+            rows = []
+            for i, o in enumerate(reads):
+                q = model.xp.asarray(values[:, i * k:(i + 1) * k].reshape(-1, model.n_heads, model.d_k))
+                rows.append(model.partial(x, np.arange(s), q, o).to_bit_rows())
+            return BitRows(np.concatenate(rows, axis=1))
+
+        from models.transformer.attention import AttentionPartial
+
+        def bob(view):
+            seen(BOB, view)
+            own = view.own_input
+            x = self._bob_hidden(own, model.stack.bits_to_state(view.received[0]))
+            reply = view.received[1].array
+            logits = []
+            for i, o in enumerate(reads):
+                theirs = AttentionPartial.from_bit_rows(
+                    reply[:, i * self.partial_bits:(i + 1) * self.partial_bits], n_heads=model.n_heads,
+                    d_v=model.d_v, n_positions=N, output_position=o, grid=self.grid)
+                ours = model.partial(x, np.arange(s, N), model.query(x[:, o, :]), o)
+                logits.append(to_numpy(model.finish(theirs + ours, x[:, o, :])))
+            run = self._run(np.stack(logits, axis=1))
+            sink["bob"] = run
+            return self.reduction.decode(run.answers, own["y"])
+
+        steps = (Step(ALICE, BOB, alice_state, "state"), Step(BOB, ALICE, bob_query, "query"),
+                 Step(ALICE, BOB, alice_partials, "partial sums"))
+        return Protocol(f"{self.reduction.name}/hybrid/3-message", steps, BOB, bob,
+                        "recurrent state, query, partial attention sums (issue 12)")
+
+    def _run(self, logits) -> ModelRun:
+        logits = np.asarray(logits, dtype=np.float64)  # (B, K, C)
+        return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
+
+    # -- the unsplit model ---------------------------------------------------------------------
+    def reference(self, encoded, runner: str = "plain") -> ModelRun:
+        """The unsplit model's :meth:`~models.transformer.hybrid.Hybrid.forward` at every read position."""
+        tokens = np.asarray(encoded.tokens)
+        logits = [to_numpy(self.model.forward(tokens, output_position=int(o))) for o in self.read]
+        return self._run(np.stack(logits, axis=1))
+
+    # -- reading a message -------------------------------------------------------------------
+    def describe_message(self, rows: BitRows, b: int = 0, label: str = "partial sums"):
+        """The numbers in instance ``b``'s message: the state arrays, the queries, or per read position
+        and head the numerator and denominator (real values)."""
+        model, arr = self.model, rows.array[b:b + 1]
+        if label == "state":
+            state = model.stack.bits_to_state(BitRows(arr))
+            return [(name, to_numpy(v).reshape(-1).astype(float).tolist()) for name, v in state.items()]
+        if label == "query":
+            values, k = self.query_code.decode_rows(arr)[0], model.n_heads * model.d_k
+            return [(f"q@{o}", values[i * k:(i + 1) * k].tolist()) for i, o in enumerate(self.read)]
+        from models.transformer.attention import AttentionPartial
+
+        out = []
+        for i, o in enumerate(int(t) for t in self.read):
+            part = AttentionPartial.from_bit_rows(arr[:, i * self.partial_bits:(i + 1) * self.partial_bits],
+                                                  n_heads=model.n_heads, d_v=model.d_v, n_positions=self.length,
+                                                  output_position=o, grid=self.grid)
+            scale_v = self.grid.value.scale if self.exact else 1.0
+            scale_w = self.grid.weight.scale if self.exact else 1.0
+            for h in range(model.n_heads):
+                out.append((f"S@{o}.h{h}", (np.asarray(part.numerator)[0, h] / scale_v).tolist()))
+                out.append((f"Z@{o}.h{h}", [float(np.asarray(part.denominator)[0, h]) / scale_w]))
+        return out
+
+    def describe(self) -> str:
+        grid = self.grid.describe() if self.exact else "float64 sums (not exact)"
+        return (f"3 messages: Alice runs 0..{self.split_at - 1} and sends the state ({self.state_bits} bits); "
+                f"Bob runs {self.split_at}..{self.length - 1} and sends the query at {self.read.tolist()} "
+                f"({self.query_bits} bits); Alice sends her partial attention sums; {grid}")
