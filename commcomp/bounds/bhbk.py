@@ -144,7 +144,7 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            assumptions="x_1, y_1, ..., x_n, y_n, x_q: N = 2n + 1 tokens, so the n = (N - 1)/2 labels are "
                        "Alice's bits (the summary's N/2 rounds N ~ 2n; commcomp's integer form: "
                        "COMMCOMP-NN-RNN)",
-           source="Nearest Neighbour, recurrent", tags=("[S]", "[P]"), paper_form="m >= N/(2p)",
+           source="Nearest Neighbour, recurrent", tags=("[S]", "[P]", "[D]"), paper_form="m >= N/(2p)",
            status="shape [P]; the summary's N/(2p) [S]; the exact count (N - 1)/2 [D]", evidence="D",
            section="§4.1"),
     _bound(id="BHBK-NN-RNN-rand", task="nearest-neighbour", problem="index", split=_ONE_WAY,

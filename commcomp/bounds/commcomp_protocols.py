@@ -99,11 +99,12 @@ COMMCOMP_PROTOCOL_BOUNDS: tuple[Bound, ...] = (
                        "infinite precision only: SHT-qSA-UB-inf)",
            source="qSA, explicit construction C7b", section="§7 C7b"),
     _bound(id="COMMCOMP-kDNF-2TF", task=None, problem=None, split=None, arch_class="transformer-2layer",
-           kind="upper", quantity="width", formula=3 * sp.ceiling(4 * k_lit * sp.log(N + 1)) + 9,
+           kind="upper", quantity="width", formula=3 * sp.Max(k_lit + 1, sp.ceiling(4 * k_lit * sp.log(N + 1))) + 8,
            tags=("[D✓]",), precision_model="p-bit numbers",
            assumptions="C5 as built (models.constructions k-dnf-2tf): N input bits then [CLS], two heads, "
-                       "residual 3m + 9 with key codes of m = ceil(4 k ln(N + 1)) dims (k = dnf_k literals per "
-                       "term), certified at build time", source="k-DNF, explicit construction C5",
+                       "residual 1 + 3m + 7 = 3m + 8 channels (BIT, KEY/QP/QN of m each, 7 scalars) with key codes "
+                       "of m = max(k + 1, ceil(4 k ln(N + 1))) dims (k = dnf_k literals per term), certified "
+                       "at build time", source="k-DNF, explicit construction C5",
            ref_id="BHBK-kDNF-2TF", section="§7 C5"),
     _bound(id="COMMCOMP-Dyck-Elman", task="dyck", problem=None, split=None, arch_class="recurrent",
            kind="upper", quantity="width", formula=_S_DFA * (2 * types + 1),

@@ -113,7 +113,7 @@ HAND = {
     "COMMCOMP-HYBRID-MATCH3": lambda N, p, P: _n(N),
     "COMMCOMP-HYBRID-ISTREE": lambda N, p, P: (N - 2) // 6,
     "COMMCOMP-qSA-explicit": lambda N, p, P: P["dprime"] + 2 * P["q"] + 1,
-    "COMMCOMP-kDNF-2TF": lambda N, p, P: 3 * ceil(4 * P.get("dnf_k", 3) * log(N + 1)) + 9,
+    "COMMCOMP-kDNF-2TF": lambda N, p, P: 3 * max(4, ceil(4 * 3 * log(N + 1))) + 8,   # dnf_k = 3
     "COMMCOMP-C2-beta": lambda N, p, P: log((N - 1) * (1 - P["attn_eps"]) / P["attn_eps"]) / (1 - P["gamma"]),
 }
 # Standard facts take the problem size n directly.
