@@ -461,22 +461,14 @@ def cmd_bounds(args):
 
 def _emit_computed_bounds(args):
     """``bounds --computed``: exact minimum state bits from the task's own matrices, beside the catalogue."""
-    from commcomp.bounds import compute_bounds
-    from reductions.computed import PRODUCT_DOMAIN_TASKS, computed_state_bits
-    from reductions.separations import catalogue_length
+    from reductions.computed import PRODUCT_DOMAIN_TASKS, catalogue_check, computed_state_bits
 
     tasks = args.task or list(PRODUCT_DOMAIN_TASKS)
     results = []
     for task in tasks:
         for n in args.n:
             bound = computed_state_bits(task, n)
-            catalogue = [r for r in compute_bounds(max(2, catalogue_length(task, bound.length)), args.precision, task=task, arch="elman",
-                                                   include_randomized=False) if r.kind == "lower"]
-            best = max(catalogue, key=lambda r: r.value or 0, default=None)
-            row = bound.to_json()
-            row["catalogue_state_bits"] = None if best is None else best.value
-            row["catalogue_theorem"] = None if best is None else f"{best.theorem} {best.tag}"
-            results.append(row)
+            results.append({**bound.to_json(), **catalogue_check(bound, args.precision)})
     rows = [[r["task"], r["n"], r["length"], r["domain_size"], " ".join(map(str, r["classes_per_cut"])),
              r["max_state_bits"], _number(r["catalogue_state_bits"]), r["catalogue_theorem"] or "-"]
             for r in results]

@@ -32,7 +32,7 @@ import numpy as np
 from commcomp.errors import InvalidParameterError, TooLargeError
 
 __all__ = ["ComputedBound", "computed_state_bits", "product_domain", "PRODUCT_DOMAIN_TASKS",
-           "MAX_DOMAIN"]
+           "MAX_DOMAIN", "catalogue_check"]
 
 #: Tasks whose every sequence in the product of per-position alphabets is a valid input.
 PRODUCT_DOMAIN_TASKS = ("index-lookup", "string-equality", "string-disjointness", "dyck", "match2", "match3")
@@ -111,3 +111,31 @@ def computed_state_bits(task, n: int, inputs=None) -> ComputedBound:
     bits = [math.ceil(math.log2(c)) if c > 1 else 0 for c in classes]
     worst = int(np.argmax(bits)) + 1 if bits else 0
     return ComputedBound(task.name, int(n), int(N), int(D), tuple(classes), max(bits, default=0), worst)
+
+
+def catalogue_check(bound: ComputedBound, precision=32) -> dict:
+    """The catalogue's strongest deterministic recurrent lower bound at this task length, against the
+    exact count: a check that can fail.
+
+    The catalogue is evaluated at its own N for the task (:func:`commcomp.bounds.catalogue_N`: the
+    symbol count for Index Lookup, the sequence length otherwise).  The computed bits are exact over
+    the whole product domain, which contains every input a reduction embeds, so a valid lower bound
+    on state bits can never exceed them: ``consistent`` is False exactly when it does.
+
+    Examples
+    --------
+    >>> check = catalogue_check(computed_state_bits("index-lookup", 4))
+    >>> check["catalogue_N"], check["catalogue_state_bits"], check["consistent"]   # BHBK-IL-RNN: N = 4
+    (4, 4, True)
+    """
+    from commcomp.bounds import bound_parameters, catalogue_N, compute_bounds
+
+    N = catalogue_N(bound.task, bound.length)
+    rows = [r for r in compute_bounds(max(2, N), precision, task=bound.task, arch="elman", kind="lower",
+                                      include_randomized=False, **bound_parameters(bound.task, bound.length))
+            if r.value is not None]
+    best = max(rows, key=lambda r: r.value, default=None)
+    value = None if best is None else best.value
+    return {"catalogue_N": N, "catalogue_state_bits": value,
+            "catalogue_theorem": None if best is None else f"{best.theorem} {best.tag}",
+            "consistent": None if value is None else bool(value <= bound.max_state_bits)}

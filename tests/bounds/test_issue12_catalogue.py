@@ -208,3 +208,17 @@ def test_special_rows_name_real_entries_and_constructions():
     for N in (6, 9):
         dnf = get_construction("k-dnf-2tf").make(N, "float32", seed=0, k=3)
         assert dnf.width == evaluate_bound("COMMCOMP-kDNF-2TF", N=N, dnf_k=3)
+
+
+@pytest.mark.parametrize("task", ["index-lookup", "string-equality", "string-disjointness", "match2"])
+def test_catalogue_never_exceeds_the_exact_state_bits(task):
+    import dataclasses
+
+    from reductions.computed import catalogue_check, computed_state_bits
+
+    exact = computed_state_bits(task, 3)
+    check = catalogue_check(exact, 8)
+    assert check["consistent"] is True and check["catalogue_state_bits"] <= exact.max_state_bits
+    assert check["catalogue_N"] == catalogue_N(task, exact.length)
+    starved = dataclasses.replace(exact, max_state_bits=check["catalogue_state_bits"] - 1)
+    assert catalogue_check(starved, 8)["consistent"] is False          # the check can fail
