@@ -30,8 +30,10 @@ def test_recurrent_protocol_bits_are_state_numbers_times_p():
 
 def test_unsplittable_architectures_say_why():
     rows = separations(n=3, instances=4, tasks=["index-lookup"], archs=["transformer-2", "hybrid"])
-    for r in rows:
-        assert r.protocol_bits is None and "cannot be split" in r.protocol_note
+    deep, hybrid = rows
+    assert deep.protocol_bits is None and "cannot be split" in deep.protocol_note
+    # a hybrid splits at the prefix/suffix cut in three messages (reductions/simulate/hybrid.py)
+    assert hybrid.protocol_faithful == 1.0 and hybrid.protocol_bits is not None
 
 
 def test_lower_bound_grows_with_n():
