@@ -12,7 +12,7 @@ The formula is fixed in the weights.  A :class:`Formula` has M ≤ N terms; term
 OR_{j∈N_t} ¬x_j)`` = NOT of the DNF with P and N swapped, which is how it is built.
 :meth:`Formula.ground_truth` evaluates the formula directly (the judge).
 
-**Residual** (width ``3m + 9``): BIT (token bit), KEY (m, key code ``K_j ∈ {±1}^m`` of bit j),
+**Residual** (width ``3m + 8``): BIT (token bit), KEY (m, key code ``K_j ∈ {±1}^m`` of bit j),
 QP / QN (m each, term t's two queries at position t), THP, THN (thresholds), TRM (1 at term
 positions t < M), AP, AN (head outputs), VIO (MLP output), OUT.  Term t is evaluated at
 position t; attention is non-causal (term t reads bits after t).
@@ -283,7 +283,7 @@ def _all_inputs(n: int) -> np.ndarray:
 SPECS = tuple(
     ConstructionSpec(
         f"k-{kind}-2tf", f"k-{kind}", "transformer", 2, "BHBK-kDNF-2TF", "[A]/[D]", builder,
-        "3m + 9, m = ⌈4k ln(N+1)⌉ (certified key codes)",
+        "3m + 8, m = max(k + 1, ⌈4k ln(N+1)⌉) (certified key codes)",
         f"layer 1: two dual-certificate heads average each term's literals at its position; "
         f"layer 2 at [CLS] finds a {'satisfied term' if kind == 'dnf' else 'falsified clause'}",
         heads=2, width_option="m", exhaustive_max_n=10, inputs=_all_inputs,
