@@ -481,8 +481,9 @@ def _emit_computed_bounds(args):
 
 def add_bounds(sub):
     p = sub.add_parser("bounds", help="the bound calculator table")
-    p.add_argument("--n", type=int, nargs="+", required=True, metavar="N", help="the catalogue's N (>= 2): the sequence length in tokens, except for "
-                   "index-lookup and multi-index-lookup, where N counts the data symbols s_1..s_N (BHBK; "
+    p.add_argument("--n", type=int, nargs="+", required=True, metavar="N",
+                   help="the catalogue's N (>= 2): the sequence length in tokens, except for index-lookup "
+                   "and multi-index-lookup, where N counts the data symbols s_1..s_N (BHBK; "
                    "the sequence adds the query, or 2k indices); each entry's n_means field says which")
     p.add_argument("--precision", default="32", help="bits per number or a format name (default: 32)")
     p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")

@@ -27,8 +27,8 @@ SHT_BOUNDS: tuple[Bound, ...] = (
            kind="upper", quantity="width", randomized=False,
            formula=dprime + sp.Min(N, sp.ceiling(8 * q * sp.log(N))),
            assumptions="one self-attention unit with input MLP, 1 head; C7a: keys Gaussian of dimension "
-                       "min(N, ceil(C q ln N)) with C = 8 (commcomp's constant and cap), dual-certificate queries, values "
-                       "z_j (d' dims); fixed precision", source="Thm 2 (qSA, fixed precision)",
+                       "min(N, ceil(C q ln N)) with C = 8 (commcomp's constant and cap), dual-certificate "
+                       "queries, values z_j (d' dims); fixed precision", source="Thm 2 (qSA, fixed precision)",
            precision_model="p-bit numbers",
            tags=("[S]", "[D✓]"),
            paper_form="m = Omega(d' + q log N) suffices with p = O(log(q log N / eps)) "
@@ -47,8 +47,8 @@ SHT_BOUNDS: tuple[Bound, ...] = (
     _bound(id="SHT-qSA-LB", task="qsa", problem="disjointness", split="partition one-way (DISJ_q)",
            arch_class="transformer-1layer", kind="lower", quantity="width_times_precision", randomized=False,
            formula=c * q, strict=True, conditions=(N >= 2 * q + 1, H <= 1),
-           assumptions="single head only (H = 1; with H heads see COMMCOMP-qSA-ROW-1TF); 1 layer, p-bit Q; 1/(2q)-approximation; q large enough, N >= 2q + 1, "
-                       "d' >= 1; holds for randomized models too since R(DISJ) = Theta(q) [D]; token 2q+1's "
+           assumptions="single head only (H = 1; with H heads see COMMCOMP-qSA-ROW-1TF); 1 layer, p-bit Q; "
+                       "1/(2q)-approximation; q large enough, N >= 2q + 1, d' >= 1; holds for randomized models too since R(DISJ) = Theta(q) [D]; token 2q+1's "
                        "K and V also depend on Alice's input (send them too or fix them) [D]",
            source="Thm 4 (qSA lower bound, App. B.3)", tags=("[S]",),
            paper_form="m p <= c q  =>  no 1/(2q)-approximation", section="§5, §8.7"),
