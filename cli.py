@@ -521,10 +521,11 @@ def _model_options(p, width_required=False):
     p.add_argument("--arch", required=True, help="architecture (commcomp list archs)")
     p.add_argument("--n", type=positive_int, required=True, help="problem size n")
     p.add_argument("--precision", required=True, help="number format: float32, bfloat16, fixed:P:F, or P bits")
-    p.add_argument("--width", type=positive_int, required=width_required,
-                   help="model width m" + ("" if width_required else " (default: 4)"))
-    p.add_argument("--layers", type=positive_int, default=1, help="depth (default: 1)")
-    p.add_argument("--heads", type=positive_int, default=1, help="heads (default: 1)")
+    p.add_argument("--width", type=positive_int,
+                   help="model width m" + (" (required with random weights)" if width_required else " (default: 4)")
+                   + "; a --weights FILE sets its own")
+    p.add_argument("--layers", type=positive_int, help="depth (default: 1; a --weights FILE sets its own)")
+    p.add_argument("--heads", type=positive_int, help="heads (default: 1; a --weights FILE sets its own)")
     p.add_argument("--problem", help="the reduction's problem, when a task has several")
     p.add_argument("--weights", default="random", metavar="random|construction|FILE.npz",
                    help="where the weights come from (default: random, seeded)")
@@ -674,6 +675,9 @@ def add_verify(sub):
 def cmd_witness(args):
     from reductions.witness import find_witness
 
+    if args.width is None and args.weights == "random":
+        raise CLIError("commcomp witness: --width is required with random weights (a model file or a "
+                       "construction sets its own)")
     with progress(0, "witness") as bar:
         task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
         out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
@@ -923,7 +927,44 @@ def add_separations(sub):
     p.set_defaults(func=cmd_separations)
 
 
-SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations]
+# --------------------------------------------------------------------------------------------
+# import (reductions.importing): a torch state dict -> a commcomp model file
+# --------------------------------------------------------------------------------------------
+def cmd_import(args):
+    from reductions.importing import import_rows, import_torch
+
+    out = import_torch(args.state_dict, args.arch, args.out, task=args.task, n=args.n, problem=args.problem,
+                       prefix=args.prefix, embedding=args.embedding, readout=args.readout,
+                       nonlinearity=args.nonlinearity, heads=args.heads, causal=not args.bidirectional,
+                       norm_first=args.norm_first, residual=args.residual, seed=args.seed)
+    args.out = None  # --out named the model file; the report goes to stdout
+    emit(args, out, lambda: rich_table(f"import torch {args.state_dict} ({out['arch']})", ["", ""],
+                                       import_rows(out)))
+
+
+def add_import(sub):
+    p = sub.add_parser("import", help="turn a trained model's weights into a commcomp model file (.npz)")
+    p.add_argument("framework", choices=["torch"], help="where the weights come from")
+    p.add_argument("state_dict", help="torch state_dict: .pt/.pth (needs torch) or .npz of its arrays")
+    p.add_argument("--arch", required=True, help="elman (nn.RNN), lstm, gru, or transformer")
+    p.add_argument("--out", required=True, metavar="FILE.npz", help="the model file to write")
+    p.add_argument("--task", help="check against this task at --n (vocabulary, outputs, length) and record it")
+    p.add_argument("--n", type=positive_int, help="problem size the model was trained for (with --task)")
+    p.add_argument("--problem", help="the reduction's problem, when a task has several")
+    p.add_argument("--prefix", help="key prefix of the recurrent module / attention blocks (found when unique)")
+    p.add_argument("--embedding", metavar="KEY", help="the token embedding's key (found when unique)")
+    p.add_argument("--readout", metavar="PREFIX", help="the readout nn.Linear's prefix (found when unique)")
+    p.add_argument("--nonlinearity", choices=["tanh", "relu"], default="tanh", help="nn.RNN's (default tanh)")
+    p.add_argument("--heads", type=positive_int, help="transformer: num_heads (a state dict does not record it)")
+    p.add_argument("--bidirectional", action="store_true", help="transformer: no causal mask (default causal)")
+    p.add_argument("--norm-first", dest="norm_first", action="store_true", help="transformer: pre-norm blocks")
+    p.add_argument("--residual", action="store_true", help="bare nn.MultiheadAttention: x + attn(x)")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the conversion check's random tokens")
+    p.set_defaults(func=cmd_import)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations, add_import]
 
 
 def build_parser() -> argparse.ArgumentParser:
