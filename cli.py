@@ -293,6 +293,10 @@ def cmd_sweep_run(args):
            f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
            + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
         f"all {summary.points} points already done (--force recomputes them)"
+    if summary.busy:  # a concurrent run on the same database holds them (reductions.sweep.runner)
+        ran = (ran if summary.ran else f"ran 0, skipped {summary.skipped} already done") + (
+            f"; {summary.busy} being computed by another run ({', '.join(summary.busy_runners) or 'now ended'}), "
+            "which records them")
     totals = f"{summary.points} points: {ran}; database {db}"
     columns, records = flatten(rows, order=axes)
     emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
@@ -381,7 +385,7 @@ def add_sweep(sub):
     r.add_argument("--workers", type=_sweep_workers, default=None,
                    help="local worker processes (default: the number of cores; 0 = in this process)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler instead")
-    r.add_argument("--db", metavar="PATH", help="results database (default: FILE's stem + .sqlite beside it)")
+    r.add_argument("--db", metavar="PATH", help="results database (default: FILE's stem + .sqlite in the current directory)")
     r.add_argument("--force", action="store_true", help="recompute points already in the database")
     r.add_argument("--retry-errors", action="store_true", help="recompute points recorded as errors")
     r.add_argument("--plot", metavar="FILE", help="also draw the usual pictures into FILE (.png/.pdf/.svg)")
@@ -988,9 +992,10 @@ def main(argv=None) -> int:
             message = f"commcomp: error: {message}"
         print(message, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("commcomp: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGTERM during a sweep arrives as one (reductions.sweep.runner)
+        status = getattr(exc, "exit_status", 130)
+        print(f"commcomp: {'terminated' if status != 130 else 'interrupted'}", file=sys.stderr)
+        return status
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)

@@ -19,14 +19,21 @@ Schema (``results``; every sweep in the file shares it, told apart by the ``swee
     r_<name>      ...      each scalar result field promoted to a column (booleans as 0/1)
     UNIQUE (sweep, operation, point, seed)
 
-and ``sweeps (name, operation, spec, updated_at)`` with each sweep's last specification. The JSON columns are
+and ``sweeps (name, operation, spec, updated_at)`` with each sweep's last specification.  Concurrent runs
+share a database through ``runners (owner, host, pid, started_at, heartbeat)`` and ``claims (sweep,
+operation, point, seed, owner)``: a run claims each point in a ``BEGIN IMMEDIATE`` transaction before it
+computes it (:meth:`ResultStore.claim`), so two runs never compute the same point; a claim whose runner
+is gone (its pid is dead on this host, or its heartbeat is older than ``STALE_SECONDS`` elsewhere) is taken
+over, so a killed run's points are not lost. The JSON columns are
 authoritative; the promoted columns make plain SQL easy::
 
     SELECT p_arch, p_n, avg(r_correct) FROM results WHERE sweep = 'rnn' GROUP BY p_arch, p_n;
 
 Every finished point is written in its own ``BEGIN IMMEDIATE ... COMMIT`` (WAL journal, ``synchronous=FULL``),
 so a process killed at any moment leaves each row either whole or absent, and every committed row survives.
-Only the submitting process writes; workers return their results to it.
+Only submitting processes write; workers return their results to them.  The schema is created, and new
+columns added, inside write transactions that re-read the table first, so concurrent runs never add a
+column twice.
 
 Examples
 --------
@@ -45,12 +52,16 @@ import json
 import os
 import re
 import sqlite3
+import socket
 import subprocess
+import time
+import uuid
 from dataclasses import dataclass, field
 
 from commcomp.errors import CommcompError
 
-__all__ = ["ResultStore", "JobRecord", "StoredRow", "StoreError", "git_revision", "package_version"]
+__all__ = ["ResultStore", "JobRecord", "StoredRow", "StoreError", "git_revision", "package_version",
+           "STALE_SECONDS"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -75,7 +86,24 @@ CREATE TABLE IF NOT EXISTS sweeps (
     spec TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS runners (
+    owner TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS claims (
+    sweep TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    point TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    PRIMARY KEY (sweep, operation, point, seed)
+);
 """
+#: A runner on another host whose heartbeat (its last claim or row) is older than this is presumed dead.
+STALE_SECONDS = 600.0
 _BASE_COLUMNS = ("id", "sweep", "operation", "point", "seed", "status", "result", "error", "traceback",
                  "wall_seconds", "version", "git_revision", "finished_at")
 
@@ -158,6 +186,13 @@ def git_revision() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
+def _timestamp(iso: str) -> float:
+    try:
+        return datetime.datetime.fromisoformat(iso).timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+
+
 class ResultStore:
     """A sweep results database (created on first use).
 
@@ -183,8 +218,11 @@ class ResultStore:
             if not readonly:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = FULL")
-                self._db.executescript(_SCHEMA)
-            self._columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+                with self._transaction():  # one writer at a time: concurrent runs create it once
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+            self._columns = self._read_columns()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a sweep results database ({exc})") from None
         if not set(_BASE_COLUMNS) <= self._columns:
@@ -224,10 +262,16 @@ class ResultStore:
         for name, value in (rec.result or {}).items():
             values[_column("r_", name)] = _scalar(value)
         with self._transaction():
+            if not set(values) <= self._columns:  # another run may have added them since we looked
+                self._columns = self._read_columns()
             for column in values:
                 if column not in self._columns:
                     self._db.execute(f'ALTER TABLE results ADD COLUMN "{column}"')
                     self._columns.add(column)
+            key = (rec.sweep, rec.operation, rec.point, int(rec.seed))
+            self._db.execute("DELETE FROM claims WHERE sweep = ? AND operation = ? AND point = ? AND seed = ?", key)
+            if self.owner is not None:
+                self._db.execute("UPDATE runners SET heartbeat = ? WHERE owner = ?", (time.time(), self.owner))
             self._db.execute("DELETE FROM results WHERE sweep = ? AND operation = ? AND point = ? AND seed = ?",
                              (rec.sweep, rec.operation, rec.point, int(rec.seed)))
             names = ", ".join(f'"{c}"' for c in values)
@@ -241,9 +285,84 @@ class ResultStore:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
-            self._columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}  # undo ALTERs
+            self._columns = self._read_columns()  # undo ALTERs
             raise
         self._db.execute("COMMIT")
+
+    def _read_columns(self) -> set:
+        return {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+
+    # -- sharing the database between runs ---------------------------------------------------
+    owner: str | None = None
+
+    def start_runner(self) -> str:
+        """Register this process as a runner (its claims are its own); returns its owner id."""
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        now = time.time()
+        with self._transaction():
+            self._db.execute("INSERT INTO runners (owner, host, pid, started_at, heartbeat) VALUES (?, ?, ?, ?, ?)",
+                             (self.owner, socket.gethostname(), os.getpid(), now, now))
+        return self.owner
+
+    def stop_runner(self) -> None:
+        """Drop this runner's unfinished claims (another run may take them) and its registration."""
+        if self.owner is None:
+            return
+        with self._transaction():
+            self._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+            self._db.execute("DELETE FROM runners WHERE owner = ?", (self.owner,))
+        self.owner = None
+
+    def _alive(self, owner: str) -> bool:
+        row = self._db.execute("SELECT host, pid, heartbeat FROM runners WHERE owner = ?", (owner,)).fetchone()
+        if row is None:
+            return False
+        host, pid, heartbeat = row
+        if host != socket.gethostname():
+            return time.time() - heartbeat < STALE_SECONDS
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # alive, another user's
+            return True
+        return True
+
+    def claim(self, sweep: str, operation: str, point: str, seed: int, *, skip_done: str | None = "any",
+              done_after: float | None = None) -> str:
+        """Claim one point for this runner, atomically: ``"claimed"``, ``"done"`` (a row exists) or
+        ``"busy"`` (a live runner holds it; a dead runner's claim is taken over).
+
+        ``skip_done``: ``"any"`` skips points with any row, ``"ok"`` only those with an ``'ok'`` row (retry
+        errors), None none (``--force``); ``done_after`` (a time.time()) then still skips rows finished after
+        it, which another run computed while this one was running.
+        """
+        if self.owner is None:
+            raise StoreError("claim() needs start_runner() first")
+        key = (sweep, operation, point, int(seed))
+        with self._transaction():
+            row = self._db.execute("SELECT status, finished_at FROM results WHERE sweep = ? AND operation = ? "
+                                   "AND point = ? AND seed = ?", key).fetchone()
+            if row is not None:
+                if skip_done == "any" or (skip_done == "ok" and row[0] == "ok"):
+                    return "done"
+                if done_after is not None and _timestamp(row[1]) > done_after:
+                    return "done"
+            holder = self._db.execute("SELECT owner FROM claims WHERE sweep = ? AND operation = ? AND point = ? "
+                                      "AND seed = ?", key).fetchone()
+            if holder is not None and holder[0] != self.owner and self._alive(holder[0]):
+                return "busy"
+            self._db.execute("INSERT OR REPLACE INTO claims (sweep, operation, point, seed, owner) "
+                             "VALUES (?, ?, ?, ?, ?)", key + (self.owner,))
+            self._db.execute("UPDATE runners SET heartbeat = ? WHERE owner = ?", (time.time(), self.owner))
+        return "claimed"
+
+    def busy_runners(self) -> list[dict]:
+        """The other live runners holding claims: ``owner, host, pid, claims``."""
+        rows = self._db.execute("SELECT r.owner, r.host, r.pid, count(c.point) FROM runners r JOIN claims c "
+                                "ON c.owner = r.owner GROUP BY r.owner").fetchall()
+        return [{"owner": o, "host": h, "pid": p, "claims": n} for o, h, p, n in rows
+                if o != self.owner and self._alive(o)]
 
     # -- reading -----------------------------------------------------------------------------
     def done_points(self, sweep: str, operation: str, include_errors: bool = True) -> set[tuple[str, int]]:
