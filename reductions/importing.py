@@ -47,8 +47,9 @@ def _save_atomic(model, out, about) -> None:
     directory = out.resolve().parent
     if not directory.is_dir():
         raise InvalidParameterError(f"cannot write {out}: directory {directory} does not exist")
-    if out.exists() and not out.is_file():
-        raise InvalidParameterError(f"cannot write {out}: it exists and is not a regular file")
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise InvalidParameterError(f"cannot write {out}: it exists and is not a regular file (a folder, a "
+                                    "link, a device): commcomp replaces regular files only")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
     os.close(fd)
     try:
