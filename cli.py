@@ -735,7 +735,7 @@ def _construct_options(items) -> dict:
     return out
 
 
-def _save_model_atomic(model, path: str) -> None:
+def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
     """``models.common.save_model`` into a temporary file beside ``path``, then rename."""
     from models.common import save_model
 
@@ -745,7 +745,7 @@ def _save_model_atomic(model, path: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
     os.close(fd)
     try:
-        save_model(model, tmp)
+        save_model(model, tmp, about=about)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -775,7 +775,8 @@ def cmd_construct(args):
         check = {"instances": res.total, "admitted": res.admitted, "correct": res.correct,
                  "exhaustive": exhaustive, "ok": res.ok}
     if args.out:
-        _save_model_atomic(c.model, args.out)
+        _save_model_atomic(c.model, args.out, about={"task": name, "task_n": args.n,  # checked by --weights
+                                                     "source": f"construction {spec.name}"})
     out = {**c.summary(), "d_k": getattr(c.model, "d_k", None), "d_v": getattr(c.model, "d_v", None),
            "width_formula": spec.width_formula, "check": check, "saved_to": args.out}
     out.pop("layout", None)

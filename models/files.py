@@ -98,6 +98,8 @@ class ModelFileInfo:
             text += f", made for {self.about['task']}"
             if self.about.get("n") is not None:
                 text += f" at n = {self.about['n']}"
+            elif self.about.get("task_n") is not None:
+                text += f" at task size {self.about['task_n']}"
         if self.about.get("source"):
             text += f" (from {self.about['source']})"
         return text
@@ -149,7 +151,8 @@ def read_model_info(path) -> ModelFileInfo:
 
 
 def check_model_file(info: ModelFileInfo, *, arch: str, vocab_size: int, n_outputs: int, task: str | None = None,
-                     n: int | None = None, length: int | None = None, width: int | None = None,
+                     n: int | None = None, task_n: int | None = None, length: int | None = None,
+                     width: int | None = None,
                      layers: int | None = None, heads: int | None = None) -> None:
     """Raise :class:`ModelFileError` unless the file fits the run; the message says what it holds.
 
@@ -160,8 +163,9 @@ def check_model_file(info: ModelFileInfo, *, arch: str, vocab_size: int, n_outpu
     vocab_size, n_outputs : int
         The task's vocabulary and answer classes at this size (exact matches: token ids and readout
         classes mean something else at another size).
-    task, n : optional
-        The run's task and size, compared with those the file records (when it records them).
+    task, n, task_n : optional
+        The run's task, problem size and task size, compared with those the file records (when it
+        records them: ``n`` from ``import --task --n``, ``task_n`` from ``construct --out``).
     length : int, optional
         The input length, compared with a Transformer's positional table.
     width, layers, heads : int, optional
@@ -177,6 +181,9 @@ def check_model_file(info: ModelFileInfo, *, arch: str, vocab_size: int, n_outpu
     if n is not None and info.about.get("n") is not None and int(info.about["n"]) != int(n):
         raise ModelFileError(f"{holds}, not n = {n}: a model made for one size reads other token ids "
                              f"and lengths at another; run it at --n {info.about['n']}")
+    if task_n is not None and info.about.get("task_n") is not None and int(info.about["task_n"]) != int(task_n):
+        raise ModelFileError(f"{holds}, not task size {task_n} (n = {n}): a model made for one size reads other "
+                             "token ids and lengths at another")
     where = f"{task} at n = {n}" if task and n is not None else "this task"
     if info.vocab_size != int(vocab_size):
         raise ModelFileError(f"{holds}; {where} has vocabulary {vocab_size}")

@@ -228,7 +228,7 @@ def check_weights_file(path, arch, reduction, n, cot=False, width=None, layers=N
     info = read_model_info(path)
     task_n = reduction.task_size(n)
     check_model_file(info, arch=arch, vocab_size=reduction.task.vocab_size(task_n),
-                     n_outputs=answer_classes(reduction, n, cot), task=reduction.task_name, n=n,
+                     n_outputs=answer_classes(reduction, n, cot), task=reduction.task_name, n=n, task_n=task_n,
                      length=reduction.length(n), width=width, layers=layers, heads=heads)
     return info
 

@@ -141,3 +141,16 @@ def test_saturations_counted_on_the_precision_that_ran(tmp_path):
     from_file = verify("index-lookup", "lstm", 6, "fixed:4:3", weights=str(path), exhaustive=True)["saturations"]
     assert from_object > 0
     assert from_file == from_object
+
+
+def test_construct_out_records_its_task_size(capsys, tmp_path):
+    path = tmp_path / "c10.npz"
+    assert cli.main(["construct", "index-lookup", "--arch", "transformer", "--n", "10", "--precision", "fixed:8:4",
+                     "--out", str(path)]) == 0
+    capsys.readouterr()
+    out = verify("index-lookup", "transformer", 10, "fixed:8:4", weights=str(path), exhaustive=True)
+    assert out["correct"] == 1.0  # at its own size it runs (and is right everywhere)
+    # at n = 8 the table still fits (11 >= 9 tokens) and the vocabulary differs; the recorded size speaks first
+    _cli_error(capsys, ["verify", "index-lookup", "--arch", "transformer", "--n", "8", "--precision", "fixed:8:4",
+                        "--instances", "4", "--weights", str(path)],
+               "made for index-lookup at task size 10 (from construction index-lookup-1tf)", "not task size 8")
