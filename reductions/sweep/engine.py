@@ -25,6 +25,7 @@ local engine must do so under ``if __name__ == "__main__":`` (workers import the
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -86,6 +87,30 @@ def _watch_parent(pid: int, start) -> None:
     threading.Thread(target=watch, name="commcomp-parent-watchdog", daemon=True).start()
     if not _parent_alive(pid, start):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+_DEFERRED = {"depth": 0, "pending": None}  # an interrupt that arrived while a worker was being started
+
+
+def defer_interrupt(exc_type) -> bool:
+    """Called by a signal handler: True if ``exc_type`` is to be raised later, when the worker start in
+    progress has finished (a worker half-started when the run ends would read semaphores already gone)."""
+    if _DEFERRED["depth"]:
+        _DEFERRED["pending"] = exc_type
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _starting_workers():
+    _DEFERRED["depth"] += 1
+    try:
+        yield
+    finally:
+        _DEFERRED["depth"] -= 1
+        pending, _DEFERRED["pending"] = _DEFERRED["pending"], None
+        if pending is not None:
+            raise pending()
 
 
 def _stop_pool(pool, kill: bool) -> None:
@@ -193,7 +218,8 @@ class LocalEngine:
 
         def submit(queue):
             point = queue[0]
-            future = pool.submit(execute_job, operation, point.params, point.seed)  # may raise BrokenProcessPool
+            with _starting_workers():  # submit may start a worker process
+                future = pool.submit(execute_job, operation, point.params, point.seed)  # may raise BrokenProcessPool
             running[future] = queue.popleft()
             started[point.key, point.seed] = time.perf_counter()
 

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .engine import make_engine
+from .engine import defer_interrupt, make_engine
 from .grid import GridPoint, expand_grid
 from .operations import get_operation
 from .spec import SweepSpec
@@ -57,7 +57,8 @@ def terminate_as_interrupt():
         return
 
     def handler(signum, frame):
-        raise SweepTerminated()
+        if not defer_interrupt(SweepTerminated):  # not while a worker is being started (engine.py)
+            raise SweepTerminated()
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:

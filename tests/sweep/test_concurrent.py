@@ -157,3 +157,17 @@ def test_sigterm_exits_like_ctrl_c_and_the_next_run_resumes(tmp_path):
     assert again.returncode == 0, err
     summary = json.loads(out)["summary"]
     assert (summary["skipped"], summary["ran"], summary["busy"]) == (done, points - done, 0)
+
+
+def test_sigterm_while_the_workers_start(tmp_path):
+    """The moment the database exists, the pool is starting its workers: SIGTERM then must still be clean
+    (a worker half-started when the run ends used to print a FileNotFoundError traceback)."""
+    db = tmp_path / "s.sqlite"
+    process = _start(db, 8, 5.0)
+    deadline = time.monotonic() + 60
+    while not db.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    os.kill(process.pid, signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert (process.returncode, err.strip()) == (128 + signal.SIGTERM, "commcomp: terminated"), err
+    assert not _gone_within(process.pid, 5.0)
