@@ -131,8 +131,8 @@ def test_kill_9_of_the_submitting_process_ends_its_workers(tmp_path):
 
 
 def test_sigterm_exits_like_ctrl_c_and_the_next_run_resumes(tmp_path):
-    db, points = tmp_path / "t.sqlite", 12
-    process = _start(db, points, 0.3)
+    db, points = tmp_path / "t.sqlite", 10
+    process = _start(db, points, 0.2)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # a few rows in, mid-sweep
         try:
@@ -152,7 +152,7 @@ def test_sigterm_exits_like_ctrl_c_and_the_next_run_resumes(tmp_path):
         done = len(store.rows())
         assert store.integrity_ok()
     assert 2 <= done < points
-    again = _start(db, points, 0.3)
+    again = _start(db, points, 0.2)
     out, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
     summary = json.loads(out)["summary"]
