@@ -294,6 +294,10 @@ def cmd_sweep_run(args):
            f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
            + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
         f"all {summary.points} points already done (--force recomputes them)"
+    if summary.busy:  # a concurrent run on the same database holds them (reductions.sweep.runner)
+        ran = (ran if summary.ran else f"ran 0, skipped {summary.skipped} already done") + (
+            f"; {summary.busy} being computed by another run ({', '.join(summary.busy_runners) or 'now ended'}), "
+            "which records them")
     totals = f"{summary.points} points: {ran}; database {db}"
     columns, records = flatten(rows, order=axes)
     emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
@@ -382,7 +386,7 @@ def add_sweep(sub):
     r.add_argument("--workers", type=_sweep_workers, default=None,
                    help="local worker processes (default: the number of cores; 0 = in this process)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler instead")
-    r.add_argument("--db", metavar="PATH", help="results database (default: FILE's stem + .sqlite beside it)")
+    r.add_argument("--db", metavar="PATH", help="results database (default: FILE's stem + .sqlite in the current directory)")
     r.add_argument("--force", action="store_true", help="recompute points already in the database")
     r.add_argument("--retry-errors", action="store_true", help="recompute points recorded as errors")
     r.add_argument("--plot", metavar="FILE", help="also draw the usual pictures into FILE (.png/.pdf/.svg)")
@@ -517,10 +521,11 @@ def _model_options(p, width_required=False):
     p.add_argument("--arch", required=True, help="architecture (commcomp list archs)")
     p.add_argument("--n", type=positive_int, required=True, help="problem size n")
     p.add_argument("--precision", required=True, help="number format: float32, bfloat16, fixed:P:F, or P bits")
-    p.add_argument("--width", type=positive_int, required=width_required,
-                   help="model width m" + ("" if width_required else " (default: 4)"))
-    p.add_argument("--layers", type=positive_int, default=1, help="depth (default: 1)")
-    p.add_argument("--heads", type=positive_int, default=1, help="heads (default: 1)")
+    p.add_argument("--width", type=positive_int,
+                   help="model width m" + (" (required with random weights)" if width_required else " (default: 4)")
+                   + "; a --weights FILE sets its own")
+    p.add_argument("--layers", type=positive_int, help="depth (default: 1; a --weights FILE sets its own)")
+    p.add_argument("--heads", type=positive_int, help="heads (default: 1; a --weights FILE sets its own)")
     p.add_argument("--problem", help="the reduction's problem, when a task has several")
     p.add_argument("--weights", default="random", metavar="random|construction|FILE.npz",
                    help="where the weights come from (default: random, seeded)")
@@ -670,6 +675,9 @@ def add_verify(sub):
 def cmd_witness(args):
     from reductions.witness import find_witness
 
+    if args.width is None and args.weights == "random":
+        raise CLIError("commcomp witness: --width is required with random weights (a model file or a "
+                       "construction sets its own)")
     with progress(0, "witness") as bar:
         task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
         out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
@@ -723,7 +731,7 @@ def _construct_options(items) -> dict:
     return out
 
 
-def _save_model_atomic(model, path: str) -> None:
+def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
     """``models.common.save_model`` into a temporary file beside ``path``, then rename."""
     from models.common import save_model
 
@@ -733,7 +741,7 @@ def _save_model_atomic(model, path: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
     os.close(fd)
     try:
-        save_model(model, tmp)
+        save_model(model, tmp, about=about)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -763,7 +771,8 @@ def cmd_construct(args):
         check = {"instances": res.total, "admitted": res.admitted, "correct": res.correct,
                  "exhaustive": exhaustive, "ok": res.ok}
     if args.out:
-        _save_model_atomic(c.model, args.out)
+        _save_model_atomic(c.model, args.out, about={"task": name, "task_n": args.n,  # checked by --weights
+                                                     "source": f"construction {spec.name}"})
     out = {**c.summary(), "d_k": getattr(c.model, "d_k", None), "d_v": getattr(c.model, "d_v", None),
            "width_formula": spec.width_formula, "check": check, "saved_to": args.out}
     out.pop("layout", None)
@@ -919,7 +928,44 @@ def add_separations(sub):
     p.set_defaults(func=cmd_separations)
 
 
-SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations]
+# --------------------------------------------------------------------------------------------
+# import (reductions.importing): a torch state dict -> a commcomp model file
+# --------------------------------------------------------------------------------------------
+def cmd_import(args):
+    from reductions.importing import import_rows, import_torch
+
+    out = import_torch(args.state_dict, args.arch, args.out, task=args.task, n=args.n, problem=args.problem,
+                       prefix=args.prefix, embedding=args.embedding, readout=args.readout,
+                       nonlinearity=args.nonlinearity, heads=args.heads, causal=not args.bidirectional,
+                       norm_first=args.norm_first, residual=args.residual, seed=args.seed)
+    args.out = None  # --out named the model file; the report goes to stdout
+    emit(args, out, lambda: rich_table(f"import torch {args.state_dict} ({out['arch']})", ["", ""],
+                                       import_rows(out)))
+
+
+def add_import(sub):
+    p = sub.add_parser("import", help="turn a trained model's weights into a commcomp model file (.npz)")
+    p.add_argument("framework", choices=["torch"], help="where the weights come from")
+    p.add_argument("state_dict", help="torch state_dict: .pt/.pth (needs torch) or .npz of its arrays")
+    p.add_argument("--arch", required=True, help="elman (nn.RNN), lstm, gru, or transformer")
+    p.add_argument("--out", required=True, metavar="FILE.npz", help="the model file to write")
+    p.add_argument("--task", help="check against this task at --n (vocabulary, outputs, length) and record it")
+    p.add_argument("--n", type=positive_int, help="problem size the model was trained for (with --task)")
+    p.add_argument("--problem", help="the reduction's problem, when a task has several")
+    p.add_argument("--prefix", help="key prefix of the recurrent module / attention blocks (found when unique)")
+    p.add_argument("--embedding", metavar="KEY", help="the token embedding's key (found when unique)")
+    p.add_argument("--readout", metavar="PREFIX", help="the readout nn.Linear's prefix (found when unique)")
+    p.add_argument("--nonlinearity", choices=["tanh", "relu"], default="tanh", help="nn.RNN's (default tanh)")
+    p.add_argument("--heads", type=positive_int, help="transformer: num_heads (a state dict does not record it)")
+    p.add_argument("--bidirectional", action="store_true", help="transformer: no causal mask (default causal)")
+    p.add_argument("--norm-first", dest="norm_first", action="store_true", help="transformer: pre-norm blocks")
+    p.add_argument("--residual", action="store_true", help="bare nn.MultiheadAttention: x + attn(x)")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the conversion check's random tokens")
+    p.set_defaults(func=cmd_import)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations, add_import]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -943,9 +989,10 @@ def main(argv=None) -> int:
             message = f"commcomp: error: {message}"
         print(message, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("commcomp: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGTERM during a sweep arrives as one (reductions.sweep.runner)
+        status = getattr(exc, "exit_status", 130)
+        print(f"commcomp: {'terminated' if status != 130 else 'interrupted'}", file=sys.stderr)
+        return status
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)

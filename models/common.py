@@ -30,11 +30,15 @@ from commcomp.precision import FixedPoint, IEEEFloat, Precision, parse_precision
 
 __all__ = ["rng_of", "uniform", "normal", "glorot_uniform", "orthogonal", "init_embedding",
            "init_readout", "save_model", "load_model", "check_params", "compute_dtype", "make_rounder", "raw_matmul", "StateRounder",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "META_KEY", "ModelFileError"]
 
 FORMAT_VERSION = 1
-_META_KEY = "__commcomp_meta__"
+META_KEY = _META_KEY = "__commcomp_meta__"
 _PARAM_PREFIX = "param:"
+
+
+class ModelFileError(InvalidParameterError):
+    """A model file cannot be read, or does not fit the run (architecture, vocabulary, sizes)."""
 
 
 def rng_of(seed) -> np.random.Generator:
@@ -277,8 +281,11 @@ def raw_matmul(xp) -> Callable:
     return xp.matmul
 
 
-def save_model(model, path) -> Path:
+def save_model(model, path, about: dict | None = None) -> Path:
     """Write ``model`` (arch, ``build_model`` arguments, parameters) to an ``.npz`` file.
+
+    ``about`` (optional, JSON-able) records what the model was made for: ``task``, ``n``, ``source``
+    (:func:`models.files.read_model_info` reads it back; runs check it).
 
     Examples
     --------
@@ -297,6 +304,8 @@ def save_model(model, path) -> Path:
     if prec is not None and not isinstance(prec, str):
         config["precision"] = prec.name
     meta = {"format": FORMAT_VERSION, "arch": model.arch, "config": config}
+    if about:
+        meta["about"] = dict(about)
     arrays = {f"{_PARAM_PREFIX}{k}": np.asarray(v) for k, v in model.params.items()}
     path = Path(path)
     with open(path, "wb") as fh:  # a file handle keeps numpy from appending ".npz"
@@ -309,20 +318,19 @@ def load_model(path, **overrides):
 
     Raises
     ------
+    ModelFileError
+        If the file is not a commcomp model file (:func:`models.files.read_model_info`).
     InvalidParameterError
-        If the file is not a commcomp model file or its parameters do not fit its architecture.
+        If its parameters do not fit its architecture.
     """
+    from .files import read_model_info
     from .registry import build_model  # the registry imports this module
 
+    info = read_model_info(path)
     with np.load(Path(path), allow_pickle=False) as data:
-        if _META_KEY not in data.files:
-            raise InvalidParameterError(f"{path}: not a commcomp model file (no {_META_KEY})")
-        meta = json.loads(str(data[_META_KEY]))
         params = {k[len(_PARAM_PREFIX):]: data[k] for k in data.files if k.startswith(_PARAM_PREFIX)}
-    if meta.get("format") != FORMAT_VERSION:
-        raise InvalidParameterError(f"{path}: unsupported model file format {meta.get('format')}")
-    config = dict(meta["config"])
+    config = dict(info.config)
     config.update(overrides)
-    arch = config.pop("arch", meta["arch"])
-    model = build_model(arch, **config)
+    config.pop("arch", None)
+    model = build_model(info.arch, **config)
     return model.with_params(params)

@@ -108,7 +108,7 @@ def _collide(seen: dict, keys: np.ndarray, xs: np.ndarray):
             yield other, xs[f]
 
 
-def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
                  weights="random", budget=None, seed=0, cot=False, model=None, progress=None) -> dict:
     """Find x != x' and y on which the model, split as a protocol, must fail (module docstring).
 

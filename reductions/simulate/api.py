@@ -58,7 +58,7 @@ def simulate_instance(sim, x=None, y=None, seed: int = 0):
     return run_batch(sim, xs, ys)
 
 
-def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
              weights="random", x=None, y=None, seed=0, cot=False, model=None) -> dict:
     """One instance, step by step: the ``simulate`` JSON of DESIGN §4 (and more for the table).
 
@@ -125,7 +125,7 @@ def _describe(sim, message):
     return sim.split.describe_message(message.rows, 0)
 
 
-def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
            method="prefix-tree", rows=None, progress=None) -> dict:
     """A reduction and a model checked over ``instances`` random instances or all of them.

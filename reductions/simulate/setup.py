@@ -31,7 +31,7 @@ from ..base import Reduction
 from ..registry import get_reduction
 
 __all__ = ["Simulation", "prepare", "refuse_unsplittable", "answer_classes", "MAX_N", "DEFAULT_WIDTH",
-           "format_input", "parse_input"]
+           "format_input", "parse_input", "check_weights_file"]
 
 MAX_N = 1 << 20          # problem sizes beyond this are refused (token arrays would not fit)
 DEFAULT_WIDTH = 4
@@ -231,7 +231,21 @@ def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, c
                                     f"{weights!r} is none of these")
     from models.common import load_model
 
-    return load_model(path, precision=precision.name)
+    # the Precision object itself, so that its saturation counter is the one the run reports
+    return load_model(path, precision=precision)
+
+
+def check_weights_file(path, arch, reduction, n, cot=False, width=None, layers=None, heads=None):
+    """Refuse a model file that does not fit the run (:func:`models.files.check_model_file`), before
+    anything is built; returns the file's :class:`~models.files.ModelFileInfo`."""
+    from models.files import check_model_file, read_model_info
+
+    info = read_model_info(path)
+    task_n = reduction.task_size(n)
+    check_model_file(info, arch=arch, vocab_size=reduction.task.vocab_size(task_n),
+                     n_outputs=answer_classes(reduction, n, cot), task=reduction.task_name, n=n, task_n=task_n,
+                     length=reduction.length(n), width=width, layers=layers, heads=heads)
+    return info
 
 
 def _check_model(model, reduction, n, cot):
@@ -257,7 +271,7 @@ def _model_width(model, default):
     return default
 
 
-def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
+def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
             weights="random", seed=0, cot=False, model=None) -> Simulation:
     """Resolve names into a :class:`Simulation` (see the module docstring).
 
@@ -271,8 +285,9 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
         Problem size.
     precision : str or Precision
         Number format of the model (and of its messages).
-    width, layers, heads : int
-        Model size (width default 4).
+    width, layers, heads : int, optional
+        Model size (default width 4, 1 layer, 1 head).  A model file sets its own: leave them out
+        (a value that differs from the file's is an error).
     problem : str, optional
         Picks the reduction when a task has several (default: the task's own).
     weights : {"random", "construction"} or path
@@ -306,14 +321,19 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
     if arch is None:
         raise InvalidParameterError("an architecture (arch) is needed when no model is given")
     spec = get_architecture(arch)
-    layers = _check_int(layers, "layers", 1, 64)
-    heads = _check_int(heads, "heads", 1, 1024)
+    if model is None and weights not in ("random", "construction") and Path(str(weights)).is_file():
+        info = check_weights_file(weights, spec.name, reduction, n, cot, width, layers, heads)
+        width, layers, heads = info.width, info.layers, info.heads
+    layers = _check_int(1 if layers is None else layers, "layers", 1, 64)
+    heads = _check_int(1 if heads is None else heads, "heads", 1, 1024)
     refuse_unsplittable(spec.name, layers, reduction)
     if model is None:
         width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, 4096)
         if spec.width_multiple_of == "heads" and width % heads:
             raise InvalidParameterError(f"{spec.name}: width {width} is not a multiple of heads {heads}")
         model = _build(spec.name, reduction, n, precision, width, layers, heads, weights, seed, cot)
+        if getattr(model, "precision", None) is not None:
+            precision = model.precision  # count saturations on the object that runs
     _check_model(model, reduction, n, cot)
     if weights != "random":  # a construction or a file sets its own sizes
         width = _model_width(model, width)

@@ -9,6 +9,10 @@ database: the submitting process does, one transaction per outcome (:mod:`reduct
   flight. A worker that dies without a Python exception (a segfault, ``os._exit``, the OOM killer) breaks
   the pool; the engine starts a new one and reruns the jobs that were in flight one at a time, so the job
   that kills its worker again is recorded as an error and the others run normally.
+  Points are taken from the iterable only as slots free up (a run claims them one by one). Workers end
+  with the submitting process however it ends: each has ``PR_SET_PDEATHSIG`` (Linux) and a watchdog
+  thread that ends it within ``WATCHDOG_SECONDS`` once that process is gone (``kill -9`` included), and
+  an interrupted run (Ctrl-C, SIGTERM) kills its workers before it returns.
 - :class:`DaskEngine`: the same jobs on an existing ``distributed`` scheduler (``--scheduler ADDRESS``;
   the ``dask`` extra). Its workers must be able to import this package.
 - :class:`InProcessEngine` (``--workers 0``): one job after another in this process (for a debugger).
@@ -21,8 +25,13 @@ local engine must do so under ``if __name__ == "__main__":`` (workers import the
 from __future__ import annotations
 
 import collections
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -38,6 +47,82 @@ __all__ = ["execute_job", "LocalEngine", "DaskEngine", "InProcessEngine", "Engin
 
 WORKER_DIED = ("WorkerDied: the worker process ended without a Python exception while running this point "
                "(a crash, os._exit, or the OOM killer)")
+
+
+WATCHDOG_SECONDS = 0.5
+
+
+def _process_start(pid: int):
+    """The kernel's start time of ``pid`` (tells a pid from a later reuse of it); None if unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _parent_alive(pid: int, start) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return start is None or _process_start(pid) == start
+
+
+def _watch_parent(pid: int, start) -> None:
+    """Worker initializer: end this worker when the submitting process ``pid`` ends, however it ends."""
+    if sys.platform.startswith("linux"):
+        try:  # SIGKILL when our own parent (the forkserver, which exits with the submitter) dies
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+
+    def watch():
+        while _parent_alive(pid, start):
+            time.sleep(WATCHDOG_SECONDS)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="commcomp-parent-watchdog", daemon=True).start()
+    if not _parent_alive(pid, start):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+_DEFERRED = {"depth": 0, "pending": None}  # an interrupt that arrived while a worker was being started
+
+
+def defer_interrupt(exc_type) -> bool:
+    """Called by a signal handler: True if ``exc_type`` is to be raised later, when the worker start in
+    progress has finished (a worker half-started when the run ends would read semaphores already gone)."""
+    if _DEFERRED["depth"]:
+        _DEFERRED["pending"] = exc_type
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _starting_workers():
+    _DEFERRED["depth"] += 1
+    try:
+        yield
+    finally:
+        _DEFERRED["depth"] -= 1
+        pending, _DEFERRED["pending"] = _DEFERRED["pending"], None
+        if pending is not None:
+            raise pending()
+
+
+def _stop_pool(pool, kill: bool) -> None:
+    """Shut ``pool`` down; with ``kill`` (an interrupted run), end its workers now rather than after their jobs."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    if kill:
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes:
+            process.join(timeout=5)
 
 
 class EngineError(CommcompError):
@@ -120,10 +205,12 @@ class LocalEngine:
             self._context.set_forkserver_preload(["reductions.sweep.operations"])
 
     def _pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_watch_parent,
+                                   initargs=(os.getpid(), _process_start(os.getpid())))
 
     def run(self, points: Iterable[GridPoint], operation: str) -> Iterator[tuple[GridPoint, dict]]:
-        pending = collections.deque(points)
+        source, exhausted = iter(points), False
+        pending: collections.deque[GridPoint] = collections.deque()  # taken from source, not yet submitted
         suspects: collections.deque[GridPoint] = collections.deque()  # rerun alone after a broken pool
         running: dict = {}
         started: dict = {}
@@ -131,19 +218,30 @@ class LocalEngine:
 
         def submit(queue):
             point = queue[0]
-            future = pool.submit(execute_job, operation, point.params, point.seed)  # may raise BrokenProcessPool
+            with _starting_workers():  # submit may start a worker process
+                future = pool.submit(execute_job, operation, point.params, point.seed)  # may raise BrokenProcessPool
             running[future] = queue.popleft()
             started[point.key, point.seed] = time.perf_counter()
 
+        def more() -> bool:
+            nonlocal exhausted
+            if not pending and not exhausted:
+                try:
+                    pending.append(next(source))
+                except StopIteration:
+                    exhausted = True
+            return bool(pending)
+
+        finished = False
         try:
-            while pending or suspects or running:
+            while pending or suspects or running or not exhausted:
                 broken, pool_broken = [], False
                 try:
                     if suspects:
                         if not running:
                             submit(suspects)
                     else:
-                        while pending and len(running) < self.in_flight:
+                        while len(running) < self.in_flight and more():
                             submit(pending)
                 except BrokenProcessPool:
                     pool_broken = True
@@ -162,15 +260,16 @@ class LocalEngine:
                     continue
                 broken.extend(running.values())  # every future of a broken pool fails
                 running.clear()
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop_pool(pool, kill=True)
                 pool = self._pool()
                 if len(broken) == 1:  # it ran alone: this point kills its worker
                     point = broken[0]
                     yield point, _died(time.perf_counter() - started[point.key, point.seed])
                 else:
                     suspects.extend(sorted(broken, key=lambda p: p.index))
+            finished = True
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_pool(pool, kill=not finished)  # interrupted (Ctrl-C, SIGTERM, an error): end the workers now
 
     def close(self) -> None:
         pass

@@ -4,8 +4,12 @@ The whole flow in one function, :func:`run_sweep`::
 
     spec ──expand_grid──► points ──minus done rows──► todo ──engine.run──► outcomes ──store.record──► rows
 
-Only this (the submitting) process writes the database, one transaction per finished point, so an
-interrupted sweep resumes where it stopped: run the same command again.
+Only submitting processes write the database, one transaction per finished point, so an interrupted
+sweep resumes where it stopped: run the same command again.  Several runs may share one database at
+once: each claims a point atomically just before it computes it (:meth:`ResultStore.claim`), so a
+second run of the same sweep helps the first (each point is computed once) and reports how many points
+it left to the other (``busy``).  SIGTERM ends a run like Ctrl-C (:func:`terminate_as_interrupt`), and
+its workers end with it however it ends (:mod:`reductions.sweep.engine`).
 
 Examples
 --------
@@ -22,25 +26,54 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
-from .engine import make_engine
+from .engine import defer_interrupt, make_engine
 from .grid import GridPoint, expand_grid
 from .operations import get_operation
 from .spec import SweepSpec
 from .store import JobRecord, ResultStore, git_revision, package_version
 
-__all__ = ["run_sweep", "plan_sweep", "SweepSummary"]
+__all__ = ["run_sweep", "plan_sweep", "SweepSummary", "SweepTerminated", "terminate_as_interrupt"]
+
+
+class SweepTerminated(KeyboardInterrupt):
+    """SIGTERM arrived: the run stops as on Ctrl-C (rows committed so far stay; run again to resume)."""
+
+    exit_status = 128 + signal.SIGTERM
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """While inside, SIGTERM raises :class:`SweepTerminated` in the main thread (a KeyboardInterrupt), so
+    the same clean-up as Ctrl-C runs: workers stopped, claims released, no leaked semaphores."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if not defer_interrupt(SweepTerminated):  # not while a worker is being started (engine.py)
+            raise SweepTerminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @dataclass(frozen=True)
 class SweepSummary:
     """What a run did.
 
-    ``points``: grid size; ``skipped``: already recorded; ``ran``: recorded by this run; ``failed``: of
-    those, the ``'error'`` rows; ``wall_seconds``: this run's wall time; ``job_seconds``: the sum of the
+    ``points``: grid size; ``skipped``: already recorded (before or while this run ran); ``ran``: recorded
+    by this run; ``failed``: of those, the ``'error'`` rows; ``busy``: points another live run was computing
+    when this one reached them (they are that run's to record); ``busy_runners``: those runs (pid, host); ``wall_seconds``: this run's wall time; ``job_seconds``: the sum of the
     jobs' own times; ``overhead``: ``(wall * workers - job_seconds) / job_seconds`` (scheduling, storage,
     start-up and idle workers, as a fraction of the work).
     """
@@ -56,6 +89,8 @@ class SweepSummary:
     failed: int
     wall_seconds: float
     job_seconds: float
+    busy: int = 0
+    busy_runners: tuple = field(default=())
 
     @property
     def overhead(self) -> float | None:
@@ -64,7 +99,7 @@ class SweepSummary:
         return (self.wall_seconds * self.workers - self.job_seconds) / self.job_seconds
 
     def to_dict(self) -> dict:
-        return {**self.__dict__, "overhead": self.overhead}
+        return {**self.__dict__, "busy_runners": list(self.busy_runners), "overhead": self.overhead}
 
 
 def plan_sweep(spec: SweepSpec, store: ResultStore, force: bool = False,
@@ -106,21 +141,37 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
     """
     operation = get_operation(spec.operation)
     operation.require_available()
-    started = time.perf_counter()
-    with ResultStore(db_path) as store:
+    started, started_at = time.perf_counter(), time.time()
+    skip_done = None if force else ("ok" if retry_errors else "any")
+    with terminate_as_interrupt(), ResultStore(db_path) as store:
         points, todo = plan_sweep(spec, store, force=force, retry_errors=retry_errors)
         store.register_sweep(spec.name, spec.operation, spec.to_dict())
         if on_start:
             on_start(len(todo), len(points) - len(todo))
         owned = engine is None
-        if owned and todo:
-            engine = make_engine(workers=spec.workers if workers is None else workers,
-                                 scheduler=scheduler or spec.scheduler)
         version, revision = package_version(), git_revision()
-        counts = {"done": 0, "failed": 0, "total": len(todo)}
-        job_seconds = 0.0
+        counts = {"done": 0, "failed": 0, "total": len(todo), "busy": 0, "skipped": len(points) - len(todo)}
+        job_seconds, busy_runners = 0.0, []
+
+        def claimed(candidates):
+            """Claim each point just before the engine takes it; skip what another run did or is doing."""
+            for point in candidates:
+                state = store.claim(spec.name, spec.operation, point.key, point.seed, skip_done=skip_done,
+                                    done_after=started_at if force else None)
+                if state == "claimed":
+                    yield point
+                    continue
+                counts["busy" if state == "busy" else "skipped"] += 1
+                if state == "busy" and not busy_runners:
+                    busy_runners.extend(store.busy_runners())
+
         try:
-            for point, outcome in (engine.run(todo, spec.operation) if todo else ()):
+            if todo:
+                store.start_runner()
+            if owned and todo:
+                engine = make_engine(workers=spec.workers if workers is None else workers,
+                                     scheduler=scheduler or spec.scheduler)
+            for point, outcome in (engine.run(claimed(todo), spec.operation) if todo else ()):
                 record = JobRecord(spec.name, spec.operation, point.key, point.seed, outcome["status"],
                                    outcome["result"], outcome["error"], outcome["traceback"],
                                    outcome["wall_seconds"], version, revision)
@@ -133,6 +184,8 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
         finally:
             if owned and engine is not None:
                 engine.close()
+            store.stop_runner()
     return SweepSummary(spec.name, spec.operation, db_path, getattr(engine, "name", "none"),
-                        getattr(engine, "workers", 0), len(points), len(points) - len(todo), counts["done"],
-                        counts["failed"], time.perf_counter() - started, job_seconds)
+                        getattr(engine, "workers", 0), len(points), counts["skipped"], counts["done"],
+                        counts["failed"], time.perf_counter() - started, job_seconds, counts["busy"],
+                        tuple(f"pid {r['pid']} on {r['host']}" for r in busy_runners))

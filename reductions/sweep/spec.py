@@ -7,7 +7,7 @@ A sweep is a small TOML file (YAML when PyYAML is importable, or JSON) with thre
     operation = "verify"        # see ``commcomp sweep ops``
     seed = 0                    # the sweep seed; every point's seed is derived from it and the point
     repeats = 3                 # optional: adds an axis ``repeat = 0..2`` (independent seeds per point)
-    db = "rnn-index.sqlite"     # optional: default ``<stem>.sqlite`` beside this file
+    db = "rnn-index.sqlite"     # optional, relative to this file: default ``<stem>.sqlite`` in the current directory
     workers = 2                 # optional: default the number of cores
 
     [params]                    # the same for every point
@@ -74,7 +74,7 @@ class SweepSpec:
         ``> 1`` adds an axis ``repeat = 0..repeats-1``.
     db, workers, scheduler : optional settings from the file (the command line overrides them).
     source : str or None
-        The file the spec came from (the default database goes beside it).
+        The file the spec came from (its stem names the default database, in the current directory).
     """
 
     operation: str
@@ -94,12 +94,14 @@ class SweepSpec:
             object.__setattr__(self, "name", self.operation)
 
     def default_db_path(self) -> str:
-        """``db`` from the file (relative to it), else ``<stem>.sqlite`` beside the file, else in the cwd."""
-        base = os.path.dirname(os.path.abspath(self.source)) if self.source else os.getcwd()
+        """``db`` from the file (relative to the file: its author chose it), else ``<stem>.sqlite`` (or
+        ``sweep-<name>.sqlite`` without a file) in the current directory: never beside a sweep file by
+        default, which may sit in an installed package (the examples folder) or a read-only checkout."""
         if self.db:
+            base = os.path.dirname(os.path.abspath(self.source)) if self.source else os.getcwd()
             return os.path.join(base, os.path.expanduser(self.db))
         stem = os.path.splitext(os.path.basename(self.source))[0] if self.source else f"sweep-{self.name}"
-        return os.path.join(base, f"{stem}.sqlite")
+        return os.path.join(os.getcwd(), f"{stem}.sqlite")
 
     def to_dict(self) -> dict:
         """A JSON-able description (stored beside the results)."""

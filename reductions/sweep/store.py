@@ -19,14 +19,21 @@ Schema (``results``; every sweep in the file shares it, told apart by the ``swee
     r_<name>      ...      each scalar result field promoted to a column (booleans as 0/1)
     UNIQUE (sweep, operation, point, seed)
 
-and ``sweeps (name, operation, spec, updated_at)`` with each sweep's last specification. The JSON columns are
+and ``sweeps (name, operation, spec, updated_at)`` with each sweep's last specification.  Concurrent runs
+share a database through ``runners (owner, host, pid, started_at, heartbeat)`` and ``claims (sweep,
+operation, point, seed, owner)``: a run claims each point in a ``BEGIN IMMEDIATE`` transaction before it
+computes it (:meth:`ResultStore.claim`), so two runs never compute the same point; a claim whose runner
+is gone (its pid is dead on this host, or its heartbeat is older than ``STALE_SECONDS`` elsewhere) is taken
+over, so a killed run's points are not lost. The JSON columns are
 authoritative; the promoted columns make plain SQL easy::
 
     SELECT p_arch, p_n, avg(r_correct) FROM results WHERE sweep = 'rnn' GROUP BY p_arch, p_n;
 
 Every finished point is written in its own ``BEGIN IMMEDIATE ... COMMIT`` (WAL journal, ``synchronous=FULL``),
 so a process killed at any moment leaves each row either whole or absent, and every committed row survives.
-Only the submitting process writes; workers return their results to it.
+Only submitting processes write; workers return their results to them.  The schema is created, and new
+columns added, inside write transactions that re-read the table first, so concurrent runs never add a
+column twice.
 
 Examples
 --------
@@ -46,11 +53,15 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 from dataclasses import dataclass, field
 
 from commcomp.errors import CommcompError
 
-__all__ = ["ResultStore", "JobRecord", "StoredRow", "StoreError", "git_revision", "package_version"]
+from .claims import SHARING_SCHEMA, STALE_SECONDS, SharedStore
+
+__all__ = ["ResultStore", "JobRecord", "StoredRow", "StoreError", "git_revision", "package_version",
+           "STALE_SECONDS"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -158,7 +169,7 @@ def git_revision() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
-class ResultStore:
+class ResultStore(SharedStore):
     """A sweep results database (created on first use).
 
     Parameters
@@ -183,8 +194,11 @@ class ResultStore:
             if not readonly:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = FULL")
-                self._db.executescript(_SCHEMA)
-            self._columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+                with self._transaction():  # one writer at a time: concurrent runs create it once
+                    for statement in (_SCHEMA + SHARING_SCHEMA).split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+            self._columns = self._read_columns()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a sweep results database ({exc})") from None
         if not set(_BASE_COLUMNS) <= self._columns:
@@ -224,10 +238,16 @@ class ResultStore:
         for name, value in (rec.result or {}).items():
             values[_column("r_", name)] = _scalar(value)
         with self._transaction():
+            if not set(values) <= self._columns:  # another run may have added them since we looked
+                self._columns = self._read_columns()
             for column in values:
                 if column not in self._columns:
                     self._db.execute(f'ALTER TABLE results ADD COLUMN "{column}"')
                     self._columns.add(column)
+            key = (rec.sweep, rec.operation, rec.point, int(rec.seed))
+            self._db.execute("DELETE FROM claims WHERE sweep = ? AND operation = ? AND point = ? AND seed = ?", key)
+            if self.owner is not None:
+                self._db.execute("UPDATE runners SET heartbeat = ? WHERE owner = ?", (time.time(), self.owner))
             self._db.execute("DELETE FROM results WHERE sweep = ? AND operation = ? AND point = ? AND seed = ?",
                              (rec.sweep, rec.operation, rec.point, int(rec.seed)))
             names = ", ".join(f'"{c}"' for c in values)
@@ -241,9 +261,12 @@ class ResultStore:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
-            self._columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}  # undo ALTERs
+            self._columns = self._read_columns()  # undo ALTERs
             raise
         self._db.execute("COMMIT")
+
+    def _read_columns(self) -> set:
+        return {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
 
     # -- reading -----------------------------------------------------------------------------
     def done_points(self, sweep: str, operation: str, include_errors: bool = True) -> set[tuple[str, int]]:

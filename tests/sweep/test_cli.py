@@ -34,17 +34,20 @@ def run(capsys, *argv):
 
 
 @pytest.fixture
-def done_db(tmp_path, capsys):
-    path = tmp_path / "grid.toml"
+def done_db(tmp_path, capsys, monkeypatch):
+    (tmp_path / "sweeps").mkdir()
+    path = tmp_path / "sweeps" / "grid.toml"
     path.write_text(SWEEP)
+    monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "sweep", "run", path, "--workers", "0", "--format", "json")
     assert code == 0, err
     return path, tmp_path / "grid.sqlite", json.loads(out)
 
 
-def test_run_writes_beside_the_file_and_reports(done_db):
+def test_run_writes_into_the_current_directory_and_reports(done_db):
     path, db, payload = done_db
-    assert db.exists()  # the default database: FILE's stem + .sqlite beside it
+    assert db.exists()  # the default database: FILE's stem + .sqlite in the current directory
+    assert not list(path.parent.glob("grid.sqlite*"))  # nothing beside the sweep file
     assert payload["summary"]["points"] == 16 and payload["summary"]["failed"] == 8
     rows = payload["rows"]
     assert len(rows) == 16

@@ -39,7 +39,8 @@ def _rows(db):
 
 def _start(path):
     env = {**os.environ, "PYTHONPATH": REPO + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "cli", "sweep", "run", str(path), "--workers", "2"],
+    return subprocess.Popen([sys.executable, "-m", "cli", "sweep", "run", str(path), "--workers", "2",
+                             "--db", str(path.with_suffix(".sqlite"))],
                             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
 

@@ -134,7 +134,7 @@ def test_overrides_and_default_db(toml_file):
     spec = load_spec(str(path)).with_overrides(axes=[("n", (32,))], params=[("arch", "gru")], seed=5, repeats=1)
     assert spec.axes == {"n": (32,)} and spec.params["arch"] == "gru" and spec.seed == 5
     assert grid_size(spec) == 1
-    assert spec.default_db_path() == str(path.with_suffix(".sqlite"))
+    assert spec.default_db_path() == os.path.join(os.getcwd(), path.with_suffix(".sqlite").name)
     assert SweepSpec("selftest").with_overrides().name == "selftest"
 
 
@@ -143,4 +143,5 @@ def test_overrides_and_default_db(toml_file):
 def test_the_documented_examples_parse(name, size):
     spec = load_spec(os.path.join(REPO, "reductions", "sweep", "examples", name))
     assert grid_size(spec) == len(expand_grid(spec)) == size
-    assert spec.default_db_path().endswith(name.replace(".toml", ".sqlite"))
+    assert spec.default_db_path() == os.path.join(os.getcwd(), name.replace(".toml", ".sqlite"))
+    assert not spec.default_db_path().startswith(os.path.dirname(spec.source))  # not into the package
