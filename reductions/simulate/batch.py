@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import TooLargeError
 from commcomp.protocol import ALICE, BatchTranscript, run_protocol
 
 from ..base import EncodedBatch
+from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
@@ -85,6 +87,8 @@ class BatchResult:
         """Everything Alice sent, ``(rows, bits)`` uint8: one row per protocol instance (per x when
         the batch was run in groups of one x and all its y's)."""
         rows = [m.rows.array for m in self.transcript.messages if m.sender == ALICE]
+        if rows and not is_numpy(rows[0]):  # device bits stay on the device
+            return namespace_of(*rows).concat(rows, axis=1)
         return np.concatenate(rows, axis=1) if rows else np.zeros((self.transcript.batch, 0), np.uint8)
 
 
@@ -182,10 +186,18 @@ class DistinctMessages:
         self._start = [0]  # id of the first row of each batch: ids number all kept rows
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, ids) not merged yet
         self._merged = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))  # distinct, by key
+        self._device = None  # DeviceDistinctRows, for rows of a device namespace
 
     def add(self, rows) -> None:
-        """Add message rows (a :class:`BitRows` or a ``(B, bits)`` 0/1 array)."""
-        arr = np.asarray(getattr(rows, "array", rows))
+        """Add message rows (a :class:`BitRows` or a ``(B, bits)`` 0/1 array; rows of a device
+        namespace are counted there, :class:`DeviceDistinctRows`)."""
+        arr = getattr(rows, "array", rows)
+        if is_array(arr) and not is_numpy(arr):
+            if self._device is None:
+                self._device = DeviceDistinctRows()
+            self._device.add(arr)
+            return
+        arr = np.asarray(arr)
         packed = np.packbits(arr, axis=1)  # (B, ceil(bits / 8))
         if packed.shape[1] == 0:  # messages of no bits: one distinct message (if any)
             packed = np.zeros((min(1, arr.shape[0]), 1), dtype=np.uint8)
@@ -218,6 +230,10 @@ class DistinctMessages:
 
     @property
     def count(self) -> int:
+        if self._device is not None:
+            if self._rows:
+                raise ValueError("host and device message rows mixed in one count")
+            return self._device.count
         return int(self._merge()[0].shape[0])
 
 
