@@ -256,7 +256,7 @@ class RecurrentSplit:
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0) -> list[tuple[str, list[float]]]:
         """The numbers in instance ``b``'s message: ``[(state array name, values), ...]``."""
-        state = self.model.bits_to_state(BitRows(rows.array[b:b + 1]))
+        state = self.model.bits_to_state(BitRows(rows.array[b:b + 1, ...]))
         return [(k, to_numpy(v).reshape(-1).astype(float).tolist()) for k, v in state.items()]
 
     def describe(self) -> str:
