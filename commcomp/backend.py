@@ -38,7 +38,8 @@ import numpy as np
 from .errors import BackendUnavailableError, UnknownNameError
 
 __all__ = ["namespace_of", "namespace", "resolve_backend", "backend_name", "to_numpy", "is_array",
-           "is_numpy", "count_true", "available_namespaces", "host_transfers", "BACKENDS", "ENV_VAR"]
+           "is_numpy", "count_true", "available_namespaces", "host_transfers", "BACKENDS", "ENV_VAR",
+           "BackendUnavailableError"]
 
 ENV_VAR = "COMMCOMP_BACKEND"
 # user name -> module wrapped by array-api-compat (array_api_strict is its own namespace)

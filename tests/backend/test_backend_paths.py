@@ -53,14 +53,22 @@ def device(request, monkeypatch):
 
 def _same(a: dict, b: dict, exact: bool = True) -> None:
     """Equal JSON; ``exact=False`` (float64 reference mode: no rounding, so another library's
-    float sums may differ in the last bits, DESIGN §3) compares the floats to 1e-12."""
+    float sums may differ in the last bits, DESIGN §3) compares the floats to 1e-12.
+
+    On CuPy the unrounded float64 logits come from cuBLAS, which sums in another order than
+    NumPy's BLAS: they are compared to 1e-9 there, and everything rounded (every message bit,
+    every count, every answer) exactly. (The CPU namespaces match NumPy bit for bit throughout.)"""
     skip = TIMING if exact else TIMING | {"rounds", "model_output", "protocol_output", "max_abs_difference",
                                           "message", "distinct_messages", "faithful_count"}
+    cupy = b.get("backend") == "cupy"
+    if cupy:
+        skip = skip | {"model_output", "protocol_output"}
     assert {k: v for k, v in a.items() if k not in skip} == {k: v for k, v in b.items() if k not in skip}
-    if not exact:
+    if not exact or cupy:
         for key in ("model_output", "protocol_output"):
             if key in a:
-                assert np.allclose(a[key]["logits"], b[key]["logits"], rtol=0, atol=1e-12)
+                assert np.allclose(a[key]["logits"], b[key]["logits"], rtol=0, atol=1e-12 if not cupy else 1e-9)
+                assert a[key]["task_answers"] == b[key]["task_answers"]
 
 
 @pytest.mark.parametrize("arch", RECURRENT)
@@ -125,6 +133,7 @@ def test_hidden_conversion_is_caught(device):
 
 
 def test_backend_choice(monkeypatch):
+    pytest.importorskip("array_api_strict")
     assert bk.resolve_backend(None) == "numpy"
     monkeypatch.setenv(bk.ENV_VAR, "strict")
     assert bk.resolve_backend(None) == "array_api_strict"
