@@ -343,7 +343,7 @@ class RecurrentModel:
     def _inputs(self, tokens):
         xp = self.xp
         if not is_array(tokens) or (is_numpy(tokens) and not array_api_compat.is_numpy_namespace(xp)):
-            tokens = xp.asarray(np.asarray(tokens))  # host tokens to the model's namespace (an upload)
+            tokens = xp.asarray(np.array(tokens))  # host tokens to the model's namespace (an upload, a writable copy)
         if xp.isdtype(tokens.dtype, "real floating"):
             if tokens.ndim != 3 or tokens.shape[2] != self.width:
                 raise InvalidParameterError(f"float inputs must be (B, T, {self.width}), "
