@@ -76,7 +76,8 @@ def run(args) -> dict:
                    rows=args.rows, backend=args.backend)
         row = {"n": n, "seconds": v["seconds"], "seconds_protocol": v["seconds_protocol"],
                "seconds_reference": v["seconds_reference"], "method": v["method"],
-               **{k: v[k] for k in KEYS}, "instances_per_second": v["instances"] / v["seconds"]}
+               **{k: v[k] for k in KEYS}, "instances_per_second": v["instances"] / v["seconds"],
+               "load_average": os.getloadavg()[0]}
         cpu, extrapolated = _cpu_seconds(reference, n)
         if cpu is not None:
             row.update({"cpu_seconds": cpu, "cpu_extrapolated": extrapolated, "speedup": cpu / v["seconds"]})
