@@ -11,7 +11,8 @@
 #
 # Environment (defaults in brackets): GPU_CHECK_BACKEND [cupy], GPU_CHECK_N, LO HI or a list [16 24],
 # GPU_CHECK_BUDGET, seconds for the size sweep [240], GPU_CHECK_ROWS, instances per chunk [2097152],
-# GPU_CHECK_REACHABLE, n for the reachable-state engine when present [2048 4096].
+# GPU_CHECK_REACHABLE, n for the reachable-state engine when present [2048 4096], GPU_CHECK_FORCE_WHEEL=1
+# installs the carried wheel even where array-api-compat is present (to test the offline install).
 # Writes to $OUT: gpu_check.log, environment.json, nvidia-smi.txt, backend_tests.txt/.xml,
 # gpu_verify.json (the sweep, with CPU ratios and count checks), reachable.json, summary.txt.
 # Exit status: 0 when the tests passed and the benchmark ran; 1 otherwise (the files are written anyway).
@@ -34,7 +35,7 @@ echo "== gpu_check: backend $BACKEND, n $N_RANGE, budget ${BUDGET}s, rows $ROWS,
 
 # 1. array-api-compat, offline, into a private folder on PYTHONPATH (nothing installed system-wide)
 PYLIB="$(mktemp -d)/pylib"
-if ! "$PYTHON" -c "import array_api_compat" 2>/dev/null; then
+if [ -n "${GPU_CHECK_FORCE_WHEEL:-}" ] || ! "$PYTHON" -c "import array_api_compat" 2>/dev/null; then
     wheel=$(ls "$REPO"/.whl/array_api_compat-*.whl 2>/dev/null | head -n 1)
     if [ -z "$wheel" ]; then
         echo "gpu_check: array-api-compat is not installed and no wheel is in $REPO/.whl/" >&2

@@ -11,6 +11,8 @@ sequence (a run split at any step is bit-identical to the unsplit one, see
   (``state_rows``: each of an x's G instances continues its x's state, gathered block by block),
   read out as they go (``logits``) and write their final state straight into one flat array
   (``flat_state``): an exhaustive run then holds no copy of a state per instance and no outputs.
+  On a device the flat state is an array of the model's namespace, and the row blocks are
+  ``GPU_ROW_BLOCK`` rows on CuPy (:func:`row_block`).
 * :func:`prefix_tree_run` runs level by level over the distinct prefixes of the rows: rows that
   share a prefix share its steps, so all 2^n bit strings cost about 2^(n+1) steps instead of
   n · 2^n.
@@ -41,10 +43,17 @@ import numpy as np
 from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
 __all__ = ["run_blocks", "prefix_tree_run", "generate", "readout", "take_rows", "concat_rows",
-           "state_width", "write_flat", "flat_rows", "BLOCK_STEPS", "ROW_BLOCK"]
+           "state_width", "write_flat", "flat_rows", "row_block", "BLOCK_STEPS", "ROW_BLOCK",
+           "GPU_ROW_BLOCK"]
 
 BLOCK_STEPS = 32
 ROW_BLOCK = 2048
+GPU_ROW_BLOCK = 1 << 16  # CuPy: rows per block (a GPU wants big batches; caches are not the limit there)
+
+
+def row_block(model) -> int:
+    """Rows per block for ``model``'s namespace: ``ROW_BLOCK`` on the CPU, ``GPU_ROW_BLOCK`` on CuPy."""
+    return GPU_ROW_BLOCK if array_api_compat.is_cupy_namespace(model.xp) else ROW_BLOCK
 
 
 def take_rows(state: dict, index) -> dict:
@@ -130,8 +139,9 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
         Keep ``model.readout`` of each read output ``(B, C)`` instead of the output itself, read
         out block by block while the block is in cache (the same row blocks as :func:`readout`).
     flat_state : bool
-        Return the final state as one ``(B, k)`` float64 host array, its arrays flattened in order
-        (:func:`write_flat`), each row block written straight into it, instead of a dict.
+        Return the final state as one ``(B, k)`` float64 array, its arrays flattened in order,
+        instead of a dict: on the host each row block is written straight into it
+        (:func:`write_flat`); on a device the blocks are flattened there (:func:`flat_rows`).
     """
     tokens = tokens if is_array(tokens) else np.asarray(tokens)  # host tokens are uploaded per block
     B, T = tokens.shape
@@ -148,7 +158,7 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
     on_host = array_api_compat.is_numpy_namespace(model.xp)
     flat = np.empty((B, state_width(model)), dtype=np.float64) if flat_state and on_host else None
     states, outs = [], {t: [] for t in read}
-    for rows in _row_slices(B):
+    for rows in _row_slices(B, row_block(model)):
         start = take_rows(state, rows if state_rows is None else state_rows[rows])
         final, ys = _run_rows(model, tokens[rows, ...], start, read, block)
         if flat is not None:
@@ -173,7 +183,7 @@ def _step_nodes(model, tokens_t, parent_state):
                                     concat_rows([parent_state, parent_state]))
         return take_rows(state, slice(0, 1)), y[:1, -1, :]
     parts = []
-    for rows in _row_slices(G):
+    for rows in _row_slices(G, row_block(model)):
         state, y = model.run_layers(tokens_t[rows][:, None], take_rows(parent_state, rows))
         parts.append((state, y[:, -1, :]))
     return concat_rows([p[0] for p in parts]), concat_rows([{"y": p[1]} for p in parts])["y"]
@@ -216,9 +226,10 @@ def readout(model, y):
     """``model.readout`` of the top outputs ``y`` ``(B, d)``, in row blocks (a matmul of 65,536
     rows by a (16, 2) readout took 60 ms here, the same rows in blocks of 2048 under 1 ms)."""
     B = y.shape[0]
-    if B <= ROW_BLOCK + ROW_BLOCK // 2:
+    size = row_block(model)
+    if B <= size + size // 2:
         return model.readout(None, y)
-    parts = [{"z": model.readout(None, y[rows])} for rows in _row_slices(B)]
+    parts = [{"z": model.readout(None, y[rows, ...])} for rows in _row_slices(B, size)]
     return concat_rows(parts)["z"]
 
 
