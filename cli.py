@@ -677,6 +677,7 @@ def cmd_verify(args):
             ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
             ["distinct messages", str(out["distinct_messages"])],
             ["saturations", str(out["saturations"])],
+            ["backend", out["backend"]],
             ["seconds", f"{out['seconds']:.2f} (protocol {out['seconds_protocol']:.2f}, unsplit model "
                         f"{out['seconds_reference']:.2f})"]]
     title = (f"verify {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
@@ -708,7 +709,8 @@ def cmd_witness(args):
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
                         f"({out['theorem']})"],
-            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s"],
+            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s "
+                       f"({out['backend']})"],
             ["found", "yes" if out["found"] else "no"]]
     if out["found"]:
         rows += [["x", out["x"]], ["x'", out["x_prime"]], ["y", str(out["y"])],
