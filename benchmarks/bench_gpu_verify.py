@@ -65,6 +65,11 @@ def run(args) -> dict:
     out = {"backend": args.backend, "task": "index-lookup", "arch": "lstm", "width": args.width,
            "precision": args.precision, "rows": args.rows, "budget_seconds": args.budget,
            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "runs": [], "skipped": []}
+    if args.warmup:  # first calls compile kernels (CuPy) and fill caches: not part of any timing
+        t = time.perf_counter()
+        verify("index-lookup", "lstm", args.warmup, args.precision, width=args.width, exhaustive=True,
+               seed=args.seed, rows=args.rows, backend=args.backend)
+        out["warmup"] = {"n": args.warmup, "seconds": time.perf_counter() - t}
     start, last = time.perf_counter(), None
     for n in sizes:
         if last is not None:
@@ -117,6 +122,7 @@ def main(argv=None) -> int:
     p.add_argument("--precision", default="float32")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rows", type=int, default=None, help="instances per chunk (default: verify's)")
+    p.add_argument("--warmup", type=int, default=0, help="an untimed run at this n first (0: none)")
     p.add_argument("--budget", type=float, default=600.0, help="seconds for the whole size sweep")
     p.add_argument("--reference", help="CPU reference JSON (this script's output with --backend numpy)")
     p.add_argument("--reachable", type=int, nargs="*", default=[], help="n for the reachable-state engine")
