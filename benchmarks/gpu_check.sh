@@ -54,7 +54,8 @@ import json, platform, sys
 import array_api_compat, numpy
 from commcomp.backend import available_namespaces, namespace
 info = {"python": platform.python_version(), "numpy": numpy.__version__,
-        "array_api_compat": array_api_compat.__version__, "available": available_namespaces()}
+        "array_api_compat": f"{array_api_compat.__version__} ({array_api_compat.__file__})",
+        "available": available_namespaces()}
 try:
     import cupy
     info["cupy"] = cupy.__version__
