@@ -77,8 +77,14 @@ def run(args) -> dict:
             if time.perf_counter() - start + predicted > args.budget:
                 out["skipped"].append({"n": n, "predicted_seconds": predicted, "reason": "budget"})
                 continue
-        v = verify("index-lookup", "lstm", n, args.precision, width=args.width, exhaustive=True, seed=args.seed,
-                   rows=args.rows, backend=args.backend)
+        try:
+            v = verify("index-lookup", "lstm", n, args.precision, width=args.width, exhaustive=True, seed=args.seed,
+                       rows=args.rows, backend=args.backend)
+        except Exception as exc:  # recorded, and the sweep stops: a larger n would fail the same way
+            out["runs"].append({"n": n, "error": f"{type(exc).__name__}: {exc}"})
+            print(json.dumps(out["runs"][-1]), flush=True)
+            _write(args, out)
+            break
         row = {"n": n, "seconds": v["seconds"], "seconds_protocol": v["seconds_protocol"],
                "seconds_reference": v["seconds_reference"], "method": v["method"],
                **{k: v[k] for k in KEYS}, "instances_per_second": v["instances"] / v["seconds"],
@@ -91,9 +97,15 @@ def run(args) -> dict:
         out["runs"].append(row)
         last = row
         print(json.dumps(row), flush=True)
+        _write(args, out)  # after every n: a run stopped by a timeout still leaves its results
     out["reachable"] = _reachable(args)
     out["total_seconds"] = time.perf_counter() - start
     return out
+
+
+def _write(args, result: dict) -> None:
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1))
 
 
 def _reachable(args) -> list:
@@ -129,12 +141,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="write the JSON here")
     args = p.parse_args(argv)
     result = run(args)
-    text = json.dumps(result, indent=1)
-    if args.out:
-        Path(args.out).write_text(text)
-    else:
-        print(text)
-    return 0
+    _write(args, result)
+    if not args.out:
+        print(json.dumps(result, indent=1))
+    return 1 if any("error" in r for r in result["runs"]) else 0
 
 
 if __name__ == "__main__":

@@ -101,6 +101,9 @@ if path.exists():
     res = json.loads(path.read_text())
     print(f"exhaustive verify, index-lookup, lstm width {res['width']}, {res['precision']}, backend {res['backend']}:")
     for r in res["runs"]:
+        if "error" in r:
+            print(f"  n={r['n']:3d}  ERROR {r['error']}")
+            continue
         cpu = f"cpu {r['cpu_seconds']:.1f} s{' (extrapolated)' if r.get('cpu_extrapolated') else ''}, " \
               f"speedup {r['speedup']:.1f}x" if "cpu_seconds" in r else "no cpu number"
         same = {True: "counts = cpu", False: "COUNTS DIFFER FROM CPU", None: ""}[r.get("counts_equal_cpu")]

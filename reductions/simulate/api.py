@@ -22,7 +22,8 @@ import numpy as np
 from commcomp.backend import count_true, to_numpy
 from commcomp.errors import InvalidParameterError
 
-from .batch import DistinctMessages, chunk_rows, exhaustive_batches, random_batches, run_batch
+from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages, chunk_rows,
+                    exhaustive_batches, random_batches, run_batch)
 from .setup import format_input, parse_input, prepare
 
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
@@ -158,7 +159,8 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, h
     size = chunk_rows(sim.split.length, rows)
     if exhaustive:
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
-        batches = exhaustive_batches(sim.problem, sim.n, size)
+        batches = exhaustive_batches(sim.problem, sim.n, size, MAX_EXHAUSTIVE_INSTANCES if sim.backend in
+                                     ("numpy", "array_api_strict") else MAX_DEVICE_EXHAUSTIVE_INSTANCES)
         runner = method if sim.split.kind == "recurrent" else "plain"
         # one message per x and Bob answers all of its y's (recurrent); per instance otherwise
         group = len(sim.problem.bob_inputs(sim.n)) if sim.split.kind == "recurrent" else 1

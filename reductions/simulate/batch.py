@@ -26,9 +26,10 @@ from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES"]
+           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES"]
 
 MAX_EXHAUSTIVE_INSTANCES = 1 << 26
+MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,14 +136,16 @@ def chunk_rows(length: int, rows: int | None = None) -> int:
     return int(max(512, min(MAX_CHUNK_ROWS, (1 << 23) // max(1, length))))
 
 
-def exhaustive_batches(problem, n: int, rows: int):
+def exhaustive_batches(problem, n: int, rows: int, limit: int = MAX_EXHAUSTIVE_INSTANCES):
     """Every ``(x, y)`` of ``problem`` at size ``n``, x-major, in chunks of about ``rows``
-    instances that each hold whole x's (every y of an x in one chunk). Yields ``(x, y)``."""
+    instances that each hold whole x's (every y of an x in one chunk). Yields ``(x, y)``.
+    More than ``limit`` instances raise :class:`TooLargeError` (verify allows
+    ``MAX_DEVICE_EXHAUSTIVE_INSTANCES`` on a device backend)."""
     xs, ys = problem.alice_inputs(n), problem.bob_inputs(n)
     total = len(xs) * len(ys)
-    if total > MAX_EXHAUSTIVE_INSTANCES:
+    if total > limit:
         raise TooLargeError(f"{problem.name} at n = {n} has {total} instances; exhaustive runs stop at "
-                            f"{MAX_EXHAUSTIVE_INSTANCES}")
+                            f"{limit}{' on the CPU (a GPU backend allows more)' if limit < MAX_DEVICE_EXHAUSTIVE_INSTANCES else ''}")
     per = max(1, rows // len(ys))
     for start in range(0, len(xs), per):
         block = xs[start:start + per]
