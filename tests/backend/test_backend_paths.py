@@ -49,6 +49,9 @@ def device(request, monkeypatch):
         import torch
 
         monkeypatch.setattr(torch.Tensor, "__array__", _refuse)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # tiny tensors: threads only contend (a shared CI machine)
+        request.addfinalizer(lambda: torch.set_num_threads(threads))
     bk.host_transfers.reset()
     return name
 
