@@ -256,11 +256,28 @@ def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None,
 
 
 def cmd_sweep_run(args):
+    spec = _sweep_spec(args)
+    if not args.backend:
+        return _sweep_run(args, spec)
+    from commcomp.backend import ENV_VAR, namespace
+
+    namespace(args.backend)  # a missing library: one line, exit 2, before any point runs
+    previous = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = args.backend  # verify/witness points read it (local workers inherit it)
+    try:
+        return _sweep_run(args, spec)
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = previous
+
+
+def _sweep_run(args, spec):
     from reductions.sweep.grid import expand_grid
     from reductions.sweep.runner import run_sweep
     from reductions.sweep.store import ResultStore
 
-    spec = _sweep_spec(args)
     db = args.db or spec.default_db_path()
     axes_values = {**spec.axes, **({"repeat": list(range(spec.repeats))} if spec.repeats > 1 else {})}
     axes = list(axes_values)
@@ -392,6 +409,7 @@ def add_sweep(sub):
     r.add_argument("--plot", metavar="FILE", help="also draw the usual pictures into FILE (.png/.pdf/.svg)")
     r.add_argument("--limit", type=positive_int, default=40, help="rows in the summary table (default: 40)")
     r.add_argument("--dry-run", action="store_true", help="list the points and their seeds; run nothing")
+    _backend_option(r)
     _common(r)
     r.set_defaults(func=cmd_sweep_run)
     s = ss.add_parser("show", help="print or export a sweep database")
@@ -530,11 +548,18 @@ def _model_options(p, width_required=False):
     p.add_argument("--weights", default="random", metavar="random|construction|FILE.npz",
                    help="where the weights come from (default: random, seeded)")
     p.add_argument("--cot", action="store_true", help="Bob generates the task's chain of thought (istree)")
+    _backend_option(p)
+
+
+def _backend_option(p):
+    p.add_argument("--backend", metavar="numpy|cupy",
+                   help="array library to run on: numpy, cupy (GPU), or any other array-api-compat wraps "
+                        "(torch, array_api_strict); default $COMMCOMP_BACKEND, else numpy")
 
 
 def _model_kwargs(args) -> dict:
     return dict(width=args.width, layers=args.layers, heads=args.heads, problem=args.problem,
-                weights=args.weights, seed=args.seed, cot=args.cot)
+                weights=args.weights, seed=args.seed, cot=args.cot, backend=args.backend)
 
 
 def _numbers_text(numbers, limit: int = 8) -> str:
@@ -653,6 +678,7 @@ def cmd_verify(args):
             ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
             ["distinct messages", str(out["distinct_messages"])],
             ["saturations", str(out["saturations"])],
+            ["backend", out["backend"]],
             ["seconds", f"{out['seconds']:.2f} (protocol {out['seconds_protocol']:.2f}, unsplit model "
                         f"{out['seconds_reference']:.2f})"]]
     title = (f"verify {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
@@ -687,7 +713,8 @@ def cmd_witness(args):
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
                         f"({out['theorem']})"],
-            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s"],
+            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s "
+                       f"({out['backend']})"],
             ["found", "yes" if out["found"] else "no"]]
     if out["found"]:
         rows += [["x", out["x"]], ["x'", out["x_prime"]], ["y", str(out["y"])],

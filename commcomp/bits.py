@@ -12,10 +12,12 @@ Batches of equal-length messages are plain ``(B, L)`` ``uint8`` arrays; use
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Iterator
 
 import numpy as np
 
+from .backend import is_array, is_numpy, namespace_of, to_numpy
 from .errors import BitsError
 
 __all__ = ["Bits", "BitRows", "uints_to_bit_array", "bit_array_to_uints"]
@@ -256,6 +258,14 @@ class BitRows:
     __slots__ = ("_rows",)
 
     def __init__(self, rows):
+        if is_array(rows) and not is_numpy(rows):  # a device array: checked and kept there
+            xp = namespace_of(rows)
+            if rows.ndim != 2:
+                raise BitsError(f"BitRows needs a 2-D (batch, bits) array, got shape {tuple(rows.shape)}")
+            if math.prod(rows.shape) and bool(xp.any(xp.logical_and(rows != 0, rows != 1))):
+                raise BitsError("bits must be 0 or 1")
+            self._rows = xp.astype(rows, xp.uint8)
+            return
         arr = np.asarray(rows)
         if arr.ndim != 2:
             raise BitsError(f"BitRows needs a 2-D (batch, bits) array, got shape {arr.shape}")
@@ -281,32 +291,41 @@ class BitRows:
         return cls(np.stack(arrays) if arrays else np.zeros((0, 0), dtype=np.uint8))
 
     @property
-    def array(self) -> np.ndarray:
+    def array(self):
+        """The ``(B, L)`` uint8 bits: a read-only NumPy array, or an array of the device namespace
+        the message was encoded on (it stays there)."""
         return self._rows
+
+    @property
+    def host(self) -> np.ndarray:
+        """The bits as a NumPy array (moved from a device through :func:`commcomp.backend.to_numpy`)."""
+        return to_numpy(self._rows)
 
     @property
     def batch(self) -> int:
         return int(self._rows.shape[0])
 
     def to_uints(self, width: int) -> np.ndarray:
-        return bit_array_to_uints(self._rows, width)
+        return bit_array_to_uints(self.host, width)
 
     def distinct(self) -> int:
         """How many different messages the batch holds."""
         if self.batch == 0:
             return 0
-        return int(np.unique(np.packbits(self._rows, axis=1), axis=0).shape[0])
+        return int(np.unique(np.packbits(self.host, axis=1), axis=0).shape[0])
 
     def __len__(self) -> int:
         return int(self._rows.shape[1])
 
     def __getitem__(self, b) -> Bits:
-        return Bits(self._rows[b])
+        return Bits(to_numpy(self._rows[b, ...]) if not is_numpy(self._rows) else self._rows[b])
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, BitRows):
             return NotImplemented
-        return self._rows.shape == other._rows.shape and bool(np.array_equal(self._rows, other._rows))
+        if tuple(self._rows.shape) != tuple(other._rows.shape):
+            return False
+        return bool(np.array_equal(self.host, other.host))
 
     __hash__ = None
 

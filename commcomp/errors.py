@@ -42,3 +42,7 @@ class TooLargeError(InvalidParameterError):
 
 class UnsupportedSplitError(CommcompError, ValueError):
     """A model cannot be split between Alice and Bob at bounded cost (2-layer Transformer, hybrid...)."""
+
+
+class BackendUnavailableError(CommcompError, ImportError):
+    """An array library asked for (``--backend cupy``, ``COMMCOMP_BACKEND``) is not installed here."""

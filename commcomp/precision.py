@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backend import is_array, namespace_of, to_numpy
+from .backend import is_array, is_numpy, namespace_of, to_numpy
 from .bits import Bits, bit_array_to_uints, uints_to_bit_array
+from .codes import bits_to_codes, codes_to_bits, ieee_codes, ieee_values
 from .errors import BitsError, PrecisionError
 
 __all__ = ["Precision", "IEEEFloat", "FixedPoint", "parse_precision", "FLOAT16", "BFLOAT16",
@@ -105,15 +106,33 @@ class Precision:
             np.zeros(0)
         return values.reshape(shape) if shape is not None else values
 
-    def encode_rows(self, x) -> np.ndarray:
-        """Vectorised encoding of a batch: ``(B, k)`` numbers to a ``(B, k * bits)`` uint8 bit array."""
+    def encode_rows(self, x):
+        """Vectorised encoding of a batch: ``(B, k)`` numbers to a ``(B, k * bits)`` uint8 bit array.
+
+        An array of another namespace (a device) is encoded there, bit for bit the same
+        (:mod:`commcomp.codes`), and the bits stay there."""
+        if is_array(x) and not is_numpy(x):
+            xp = namespace_of(x)
+            flat = xp.reshape(x, (x.shape[0], -1))
+            return codes_to_bits(self.device_codes(self.round(flat)), self.bits)  # (B, k*bits)
         arr = to_numpy(x)
         codes = self.to_codes(arr.reshape(arr.shape[0], -1))  # (B, k)
         return uints_to_bit_array(codes, self.bits).reshape(arr.shape[0], -1)  # (B, k*bits)
 
-    def decode_rows(self, bit_rows) -> np.ndarray:
-        """Inverse of :meth:`encode_rows`: ``(B, k * bits)`` bits to ``(B, k)`` float64 values."""
+    def decode_rows(self, bit_rows):
+        """Inverse of :meth:`encode_rows`: ``(B, k * bits)`` bits to ``(B, k)`` float64 values
+        (of the bits' namespace)."""
+        if is_array(bit_rows) and not is_numpy(bit_rows):
+            return self.device_values(bits_to_codes(bit_rows, self.bits))
         return self.from_codes(bit_array_to_uints(np.asarray(bit_rows), self.bits))
+
+    def device_codes(self, rounded):  # pragma: no cover - abstract
+        """Int64 codes of values already on the grid, on their own namespace."""
+        raise NotImplementedError
+
+    def device_values(self, codes):  # pragma: no cover - abstract
+        """Float64 values of int64 codes, on their own namespace."""
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return self.name
@@ -229,6 +248,12 @@ class IEEEFloat(Precision):
         v[np.isnan(v)] = math.nan  # one canonical NaN
         return v
 
+    def device_codes(self, rounded):
+        return ieee_codes(rounded, self.exponent_bits, self.mantissa_bits)
+
+    def device_values(self, codes):
+        return ieee_values(codes, self.exponent_bits, self.mantissa_bits)
+
 
 @dataclass(frozen=True)
 class FixedPoint(Precision):
@@ -324,6 +349,16 @@ class FixedPoint(Precision):
             raise BitsError(f"code wider than {self.bits} bits")
         k = np.where(c >= (1 << (self.bits - 1)), c - (1 << self.bits), c)
         return k.astype(np.float64) / self.scale
+
+    def device_codes(self, rounded):
+        xp = namespace_of(rounded)
+        k = xp.astype(xp.round(rounded * self.scale), xp.int64)  # on the grid: exact integers
+        return xp.where(k < 0, k + (1 << self.bits), k)
+
+    def device_values(self, codes):
+        xp = namespace_of(codes)
+        k = xp.where(codes >= (1 << (self.bits - 1)), codes - (1 << self.bits), codes)
+        return xp.astype(k, xp.float64) / self.scale
 
 
 FLOAT16 = IEEEFloat(name="float16", bits=16, exponent_bits=5, mantissa_bits=10)

@@ -31,6 +31,7 @@ from typing import Callable
 
 import numpy as np
 
+from commcomp.backend import to_numpy
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 
 from .tasks.base import Task, TaskBatch, check_size
@@ -228,7 +229,8 @@ class Reduction:
 
     def decode(self, outputs, y) -> np.ndarray:
         """f(x, y) from the task outputs at ``output_positions`` (and Bob's y): ``(B,)`` bool."""
-        out = np.asarray(self.decoder(np.asarray(outputs), np.asarray(y)))
+        # the decoders are NumPy code: a device's (B, K) answers come to the host here, on purpose
+        out = np.asarray(self.decoder(to_numpy(outputs), np.asarray(y)))
         return out.astype(bool).reshape(-1)
 
     def __repr__(self) -> str:

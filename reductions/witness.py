@@ -32,11 +32,13 @@ import time
 
 import numpy as np
 
+from commcomp.backend import is_numpy, namespace_of, to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
 from .simulate.batch import run_batch
+from .simulate.distinct import pack_words
 from .simulate.setup import format_input, prepare
 
 __all__ = ["find_witness", "DEFAULT_BUDGET", "separating_inputs"]
@@ -52,6 +54,9 @@ def _messages(sim, x, y, runner: str) -> np.ndarray:
     alice_in, bob_in, public = sim.split.party_inputs(encoded, y)
     transcript = run_protocol(sim.split.protocol(alice_runner=runner), alice_in, bob_in, public)
     rows = [m.rows.array for m in transcript.messages if m.sender == ALICE]
+    if not is_numpy(rows[0]):  # a device: packed into words there; only the words come to the host
+        words = to_numpy(pack_words(namespace_of(*rows).concat(rows, axis=1)))  # (B, W) int64
+        return np.ascontiguousarray(words).view(np.uint8)  # byte keys, sorted and hashed on the host
     return np.packbits(np.concatenate(rows, axis=1), axis=1)
 
 
@@ -109,7 +114,8 @@ def _collide(seen: dict, keys: np.ndarray, xs: np.ndarray):
 
 
 def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
-                 weights="random", budget=None, seed=0, cot=False, model=None, progress=None) -> dict:
+                 weights="random", budget=None, seed=0, cot=False, model=None, progress=None,
+                 backend=None) -> dict:
     """Find x != x' and y on which the model, split as a protocol, must fail (module docstring).
 
     Returns the ``witness`` JSON of DESIGN §4 (``found, x, x_prime, y, model_answer_x, ...,
@@ -122,10 +128,12 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     budget : int, optional
         Most of Alice's inputs hashed (default 2^20); all are enumerated when there are no more.
     progress : callable ``(tried, budget)``, optional
+    backend : str, optional
+        The array library to run on (as for :func:`~reductions.simulate.verify`).
     """
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
-                  weights=weights, seed=seed, cot=cot, model=model)
+                  weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     budget = DEFAULT_BUDGET if budget is None else int(budget)
     if budget < 2:
         raise InvalidParameterError(f"budget must be >= 2, got {budget}")
@@ -169,7 +177,7 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
             break
     out = {"task": sim.task.name, "problem": prob.name, "arch": sim.arch, "n": n,
            "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
-           "weights": sim.weights, "seed": int(seed), "bits_per_message": sim.bits_per_message,
+           "weights": sim.weights, "seed": int(seed), "backend": sim.backend, "bits_per_message": sim.bits_per_message,
            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
            "method": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
            "found": found is not None}
@@ -183,7 +191,8 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         a, b, y = found
         res = run_batch(sim, np.stack([a, b]), np.stack([y, y]))
         answers = res.model_answer
-        same = bool(np.array_equal(res.reference.logits[0].view(np.uint64), res.reference.logits[1].view(np.uint64)))
+        logits = np.ascontiguousarray(to_numpy(res.reference.logits), dtype=np.float64)  # (2, K, C), printed
+        same = bool(np.array_equal(logits[0].view(np.uint64), logits[1].view(np.uint64)))
         out.update({
             "x": format_input(prob, n, a, "alice"), "x_prime": format_input(prob, n, b, "alice"),
             "y": format_input(prob, n, y, "bob"),

@@ -41,9 +41,10 @@ import copy
 import math
 from typing import Callable
 
+import array_api_compat
 import numpy as np
 
-from commcomp.backend import is_array, namespace_of, to_numpy
+from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import Precision, parse_precision
@@ -341,8 +342,8 @@ class RecurrentModel:
 
     def _inputs(self, tokens):
         xp = self.xp
-        if not is_array(tokens):
-            tokens = xp.asarray(np.asarray(tokens))
+        if not is_array(tokens) or (is_numpy(tokens) and not array_api_compat.is_numpy_namespace(xp)):
+            tokens = xp.asarray(np.array(tokens))  # host tokens to the model's namespace (an upload, a writable copy)
         if xp.isdtype(tokens.dtype, "real floating"):
             if tokens.ndim != 3 or tokens.shape[2] != self.width:
                 raise InvalidParameterError(f"float inputs must be (B, T, {self.width}), "
@@ -397,7 +398,7 @@ class RecurrentModel:
     def step(self, state, tokens_t) -> StateDict:
         """One step: ``tokens_t`` ``(B,)`` -> the new state (same arrays as ``run`` with T = 1)."""
         xp = self.xp
-        tokens_t = tokens_t if is_array(tokens_t) else xp.asarray(np.asarray(tokens_t))
+        tokens_t = tokens_t if is_array(tokens_t) and not is_numpy(tokens_t) else xp.asarray(np.asarray(tokens_t))
         return self.run(xp.reshape(tokens_t, (-1, 1)), state)
 
     def readout(self, state, last_y=None):
@@ -424,13 +425,21 @@ class RecurrentModel:
 
         In float64 reference mode the code is float64's (64 bits per number, exact).
         """
+        if not array_api_compat.is_numpy_namespace(self.xp):  # a device: encoded there, bits stay there
+            xp = self.xp
+            flat = xp.concat([xp.astype(xp.reshape(v, (v.shape[0], -1)), xp.float64) for v in state.values()],
+                             axis=1)  # (B, numbers)
+            return BitRows(self._codec_precision().encode_rows(flat))
         rows = [to_numpy(v).reshape(v.shape[0], -1) for v in state.values()]
         flat = np.concatenate(rows, axis=1) if rows else np.zeros((0, 0))  # (B, numbers)
         return BitRows(self._codec_precision().encode_rows(flat.astype(np.float64)))
 
     def bits_to_state(self, bits) -> StateDict:
         """Inverse of :meth:`state_to_bits` (arrays of the model's namespace and dtype)."""
-        arr = bits.array if isinstance(bits, BitRows) else np.asarray(bits)
+        arr = bits.array if isinstance(bits, BitRows) else bits
+        arr = arr if is_array(arr) else np.asarray(arr)
+        if not array_api_compat.is_numpy_namespace(self.xp) and is_numpy(arr):
+            arr = self.xp.asarray(arr)  # host bits to the model's device (an upload)
         values = self._codec_precision().decode_rows(arr)  # (B, numbers)
         template = self.init_state(1)
         expected = sum(math.prod(v.shape[1:]) for v in template.values())
@@ -440,8 +449,11 @@ class RecurrentModel:
         out, at = {}, 0
         for key, v in template.items():
             n = math.prod(v.shape[1:])
-            chunk = values[:, at:at + n].reshape((values.shape[0],) + tuple(v.shape[1:]))
-            out[key] = self.xp.asarray(chunk, dtype=self.dtype)
+            shape = (values.shape[0],) + tuple(v.shape[1:])
+            if is_numpy(values):
+                out[key] = self.xp.asarray(values[:, at:at + n].reshape(shape), dtype=self.dtype)
+            else:
+                out[key] = self.xp.astype(self.xp.reshape(values[:, at:at + n], shape), self.dtype)
             at += n
         return out
 

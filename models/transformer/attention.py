@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from commcomp.backend import namespace_of, to_numpy
+from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 from commcomp.bits import bit_array_to_uints, uints_to_bit_array
+from commcomp.codes import bits_to_codes, codes_to_bits, ieee_codes, ieee_values
 from commcomp.errors import BitsError, InvalidParameterError
 from commcomp.precision import FixedPoint
 
@@ -350,6 +351,8 @@ class AttentionPartial:
 
     def to_bit_rows(self) -> np.ndarray:
         """``(B, message_bits())`` uint8: per head the ``d_v`` numerators then the denominator."""
+        if is_array(self.numerator) and not is_numpy(self.numerator):
+            return self._device_bit_rows()
         num, den = to_numpy(self.numerator), to_numpy(self.denominator)
         flat = np.concatenate([num, den[..., None]], axis=2).reshape(num.shape[0], -1)  # (B, H*(dv+1))
         width = self.bits_per_number
@@ -364,12 +367,48 @@ class AttentionPartial:
                 codes = codes & np.uint64((1 << width) - 1)
         return uints_to_bit_array(codes, width).reshape(num.shape[0], -1)  # (B, bits)
 
+    def _device_bit_rows(self):
+        """:meth:`to_bit_rows` on the partial's own namespace (the bits stay on the device)."""
+        xp = namespace_of(self.numerator, self.denominator)
+        B = self.numerator.shape[0]
+        flat = xp.reshape(xp.concat([self.numerator, self.denominator[..., None]], axis=2), (B, -1))
+        width = self.bits_per_number
+        if not self.exact:  # float64 sums: float64's own code
+            codes = ieee_codes(xp.astype(flat, xp.float64), 11, 52)
+        else:
+            lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+            if math.prod(flat.shape) and bool(xp.any(xp.logical_or(flat < lo, flat > hi))):
+                raise BitsError(f"an attention sum does not fit in {width} bits")
+            codes = xp.astype(flat, xp.int64)
+            if width < 64:
+                codes = xp.bitwise_and(codes, xp.asarray((1 << width) - 1, dtype=xp.int64))  # two's complement
+        return codes_to_bits(codes, width)  # (B, bits)
+
+    @classmethod
+    def _from_device_bits(cls, arr, width, n_heads, d_v, n_positions, output_position, grid):
+        xp = namespace_of(arr)
+        codes = bits_to_codes(arr, width)  # (B, H*(dv+1)) int64
+        if grid is None:
+            vals = ieee_values(codes, 11, 52)
+        elif width < 64:
+            half = 1 << (width - 1)  # sign-extend a width-bit two's complement code (2^width may not fit)
+            vals = xp.where(codes >= half, (codes - half) - half, codes)
+        else:
+            vals = codes
+        vals = xp.reshape(vals, (arr.shape[0], n_heads, d_v + 1))
+        return cls(vals[:, :, :d_v], vals[:, :, d_v], n_positions, output_position, grid)
+
     @classmethod
     def from_bit_rows(cls, rows, *, n_heads: int, d_v: int, n_positions: int, output_position: int,
                       grid: AttentionGrid | None = None) -> "AttentionPartial":
-        """Inverse of :meth:`to_bit_rows` (host NumPy arrays)."""
+        """Inverse of :meth:`to_bit_rows` (arrays of the bits' namespace: host or device)."""
         width = grid.sum_bits(n_positions) if grid is not None else 64
-        arr = np.asarray(getattr(rows, "array", rows))
+        arr = getattr(rows, "array", rows)
+        if is_array(arr) and not is_numpy(arr):
+            if arr.ndim != 2 or arr.shape[1] != n_heads * (d_v + 1) * width:
+                raise BitsError(f"expected (B, {n_heads * (d_v + 1) * width}) bits, got {tuple(arr.shape)}")
+            return cls._from_device_bits(arr, width, n_heads, d_v, n_positions, output_position, grid)
+        arr = np.asarray(arr)
         if arr.ndim != 2 or arr.shape[1] != n_heads * (d_v + 1) * width:
             raise BitsError(f"expected (B, {n_heads * (d_v + 1) * width}) bits, got {arr.shape}")
         codes = bit_array_to_uints(arr.reshape(arr.shape[0], -1, width), width)  # (B, H*(dv+1))

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import namespace_of
 
 __all__ = ["EmbeddingFactors", "embedding_factors", "projected_tables", "first_layer_heads",
            "shared_pattern", "MAX_PAIR_CHECKS"]
@@ -97,7 +97,10 @@ def _factor(model, n: int) -> EmbeddingFactors | None:
     from models.common import make_rounder
 
     tok = np.asarray(model.params["tok_emb"], dtype=np.float64)  # (V, d)
-    pos = np.asarray(to_numpy(model.pos.rows(np.arange(n))), dtype=np.float64)  # (n, d)
+    from .positional import Positional
+
+    host_pos = Positional(model.positional_kind, model.d_model, table=model.params.get("pos_emb"))  # host weights
+    pos = np.asarray(host_pos.rows(np.arange(n)), dtype=np.float64)  # (n, d)
     if model.precision is None:
         return EmbeddingFactors(tok.copy(), pos.copy())
     rnd = make_rounder(model.precision, np, np.float64)
@@ -138,7 +141,8 @@ def projected_tables(model, n: int, name: str):
 
 
 def _rows_equal(a) -> bool:
-    return bool(np.all(np.asarray(to_numpy(a)) == np.asarray(to_numpy(a))[:1]))
+    xp = namespace_of(a)
+    return bool(xp.all(a == a[:1, ...]))  # on the table's own namespace: one bool comes back
 
 
 def token_independent(model, n: int, name: str) -> bool:

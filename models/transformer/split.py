@@ -105,7 +105,7 @@ class SplitMixin:
         """``a`` as an array of the model's namespace (copied through the host if need be)."""
         if is_array(a) and namespace_of(a) is self.xp:
             return a
-        return self.xp.asarray(np.asarray(to_numpy(a) if is_array(a) else a, dtype=dtype))
+        return self.xp.asarray(np.array(to_numpy(a) if is_array(a) else a, dtype=dtype))  # a writable copy
 
     def _need_one_layer(self):
         if self.n_layers != 1:

@@ -234,7 +234,7 @@ class Transformer(SplitMixin):
     def _tokens(self, tokens):
         xp = self.xp
         t = tokens if is_array(tokens) and namespace_of(tokens) is xp else \
-            xp.asarray(np.asarray(to_numpy(tokens) if is_array(tokens) else tokens))
+            xp.asarray(np.array(to_numpy(tokens) if is_array(tokens) else tokens))  # a writable copy
         if t.ndim != 2 or not xp.isdtype(t.dtype, "integral"):
             raise InvalidParameterError(f"tokens must be (B, N) integers, got {tuple(t.shape)} {t.dtype}")
         if t.shape[0] * t.shape[1] and (int(xp.min(t)) < 0 or int(xp.max(t)) >= self.vocab_size):

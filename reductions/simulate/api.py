@@ -19,9 +19,11 @@ import time
 
 import numpy as np
 
+from commcomp.backend import count_true, to_numpy
 from commcomp.errors import InvalidParameterError
 
-from .batch import DistinctMessages, chunk_rows, exhaustive_batches, random_batches, run_batch
+from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages, chunk_rows,
+                    exhaustive_batches, random_batches, run_batch)
 from .setup import format_input, parse_input, prepare
 
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
@@ -34,11 +36,13 @@ def _floats(a) -> list:
 
 
 def _run_json(run, b: int, sim) -> dict:
-    out = {"logits": [_floats(z) for z in run.logits[b]],
-           "task_answers": np.asarray(run.answers[b]).tolist()}
+    """Instance ``b`` of a pass, for printing (the one place its arrays come to the host)."""
+    out = {"logits": [_floats(z) for z in to_numpy(run.logits[b, ...])],
+           "task_answers": to_numpy(run.answers[b, ...]).tolist()}
     if run.generated is not None:
-        out["generated"] = [int(t) for t in run.generated[b]]
-        out["generated_text"] = sim.task.render(run.generated[b], sim.task_n, limit=200)
+        generated = to_numpy(run.generated[b, ...])
+        out["generated"] = [int(t) for t in generated]
+        out["generated_text"] = sim.task.render(generated, sim.task_n, limit=200)
     return out
 
 
@@ -59,7 +63,7 @@ def simulate_instance(sim, x=None, y=None, seed: int = 0):
 
 
 def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
-             weights="random", x=None, y=None, seed=0, cot=False, model=None) -> dict:
+             weights="random", x=None, y=None, seed=0, cot=False, model=None, backend=None) -> dict:
     """One instance, step by step: the ``simulate`` JSON of DESIGN §4 (and more for the table).
 
     Fields beyond DESIGN's: ``layers, heads, tokens`` (the task sequence as token names),
@@ -69,7 +73,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
     says it in words; else None), ``cot_valid`` (chain of thought).
     """
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
-                  weights=weights, seed=seed, cot=cot, model=model)
+                  weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     res = simulate_instance(sim, x, y, seed)
     owners = sim.split.owners
     vocab = sim.task.vocabulary(sim.task_n)
@@ -85,7 +89,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
         "precision": {"name": sim.precision.name, "bits": sim.precision.bits},
         "width": sim.width, "layers": sim.layers, "heads": sim.heads, "seed": int(seed),
-        "weights": sim.weights,
+        "weights": sim.weights, "backend": sim.backend,
         "x": format_input(sim.problem, sim.n, res.x[0], "alice"),
         "y": format_input(sim.problem, sim.n, res.y[0], "bob"),
         "tokens": tokens,
@@ -104,7 +108,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
     }
     if sim.cot:
-        out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, res.protocol.generated)[0])
+        out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, to_numpy(res.protocol.generated))[0])
     return out
 
 
@@ -127,7 +131,7 @@ def _describe(sim, message):
 
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
-           method="prefix-tree", rows=None, progress=None) -> dict:
+           method="prefix-tree", rows=None, progress=None, backend=None) -> dict:
     """A reduction and a model checked over ``instances`` random instances or all of them.
 
     Returns the ``verify`` JSON of DESIGN §4: ``faithful`` and ``correct`` are fractions of the
@@ -144,15 +148,19 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         Instances per chunk (default: about 2^23 tokens per chunk).
     progress : callable ``(done, total)``, optional
         Called after every chunk.
+    backend : {"numpy", "cupy", "torch", "array_api_strict"}, optional
+        The array library the model, the messages and the counts run on (default:
+        ``$COMMCOMP_BACKEND``, else numpy; a given ``model`` keeps its own unless this is set).
     """
     if method not in ("prefix-tree", "plain"):
         raise InvalidParameterError(f"method must be 'prefix-tree' or 'plain', got {method!r}")
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
-                  weights=weights, seed=seed, cot=cot, model=model)
+                  weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     size = chunk_rows(sim.split.length, rows)
     if exhaustive:
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
-        batches = exhaustive_batches(sim.problem, sim.n, size)
+        batches = exhaustive_batches(sim.problem, sim.n, size, MAX_EXHAUSTIVE_INSTANCES if sim.backend in
+                                     ("numpy", "array_api_strict") else MAX_DEVICE_EXHAUSTIVE_INSTANCES)
         runner = method if sim.split.kind == "recurrent" else "plain"
         # one message per x and Bob answers all of its y's (recurrent); per instance otherwise
         group = len(sim.problem.bob_inputs(sim.n)) if sim.split.kind == "recurrent" else 1
@@ -170,7 +178,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     for x, y in batches:
         res = run_batch(sim, x, y, alice_runner=runner, reference_runner=runner, group=group)
         counts["instances"] += len(res.truth)
-        counts["faithful"] += int(res.faithful.sum())
+        counts["faithful"] += count_true(res.faithful)
         counts["correct"] += int(res.correct.sum())
         counts["model_correct"] += int((res.model_answer == res.truth).sum())
         diff, exact = max(diff, res.max_abs_difference), exact and res.exact
@@ -182,7 +190,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     return {
         "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
         "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
-        "weights": sim.weights, "seed": int(seed),
+        "weights": sim.weights, "seed": int(seed), "backend": sim.backend,
         "instances": counts["instances"], "exhaustive": bool(exhaustive),
         "method": runner if exhaustive else "plain",
         "faithful": counts["faithful"] / k if exact else None, "faithful_count": counts["faithful"],

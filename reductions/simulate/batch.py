@@ -17,16 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import TooLargeError
 from commcomp.protocol import ALICE, BatchTranscript, run_protocol
 
 from ..base import EncodedBatch
+from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES"]
+           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES"]
 
 MAX_EXHAUSTIVE_INSTANCES = 1 << 26
+MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,6 +88,8 @@ class BatchResult:
         """Everything Alice sent, ``(rows, bits)`` uint8: one row per protocol instance (per x when
         the batch was run in groups of one x and all its y's)."""
         rows = [m.rows.array for m in self.transcript.messages if m.sender == ALICE]
+        if rows and not is_numpy(rows[0]):  # device bits stay on the device
+            return namespace_of(*rows).concat(rows, axis=1)
         return np.concatenate(rows, axis=1) if rows else np.zeros((self.transcript.batch, 0), np.uint8)
 
 
@@ -131,14 +136,16 @@ def chunk_rows(length: int, rows: int | None = None) -> int:
     return int(max(512, min(MAX_CHUNK_ROWS, (1 << 23) // max(1, length))))
 
 
-def exhaustive_batches(problem, n: int, rows: int):
+def exhaustive_batches(problem, n: int, rows: int, limit: int = MAX_EXHAUSTIVE_INSTANCES):
     """Every ``(x, y)`` of ``problem`` at size ``n``, x-major, in chunks of about ``rows``
-    instances that each hold whole x's (every y of an x in one chunk). Yields ``(x, y)``."""
+    instances that each hold whole x's (every y of an x in one chunk). Yields ``(x, y)``.
+    More than ``limit`` instances raise :class:`TooLargeError` (verify allows
+    ``MAX_DEVICE_EXHAUSTIVE_INSTANCES`` on a device backend)."""
     xs, ys = problem.alice_inputs(n), problem.bob_inputs(n)
     total = len(xs) * len(ys)
-    if total > MAX_EXHAUSTIVE_INSTANCES:
+    if total > limit:
         raise TooLargeError(f"{problem.name} at n = {n} has {total} instances; exhaustive runs stop at "
-                            f"{MAX_EXHAUSTIVE_INSTANCES}")
+                            f"{limit}{' on the CPU (a GPU backend allows more)' if limit < MAX_DEVICE_EXHAUSTIVE_INSTANCES else ''}")
     per = max(1, rows // len(ys))
     for start in range(0, len(xs), per):
         block = xs[start:start + per]
@@ -182,10 +189,18 @@ class DistinctMessages:
         self._start = [0]  # id of the first row of each batch: ids number all kept rows
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, ids) not merged yet
         self._merged = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))  # distinct, by key
+        self._device = None  # DeviceDistinctRows, for rows of a device namespace
 
     def add(self, rows) -> None:
-        """Add message rows (a :class:`BitRows` or a ``(B, bits)`` 0/1 array)."""
-        arr = np.asarray(getattr(rows, "array", rows))
+        """Add message rows (a :class:`BitRows` or a ``(B, bits)`` 0/1 array; rows of a device
+        namespace are counted there, :class:`DeviceDistinctRows`)."""
+        arr = getattr(rows, "array", rows)
+        if is_array(arr) and not is_numpy(arr):
+            if self._device is None:
+                self._device = DeviceDistinctRows()
+            self._device.add(arr)
+            return
+        arr = np.asarray(arr)
         packed = np.packbits(arr, axis=1)  # (B, ceil(bits / 8))
         if packed.shape[1] == 0:  # messages of no bits: one distinct message (if any)
             packed = np.zeros((min(1, arr.shape[0]), 1), dtype=np.uint8)
@@ -218,6 +233,10 @@ class DistinctMessages:
 
     @property
     def count(self) -> int:
+        if self._device is not None:
+            if self._rows:
+                raise ValueError("host and device message rows mixed in one count")
+            return self._device.count
         return int(self._merge()[0].shape[0])
 
 

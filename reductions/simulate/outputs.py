@@ -8,11 +8,12 @@ says, per instance, whether two passes agree bit for bit, and gives the largest 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
 __all__ = ["ModelRun", "CotSpec", "cot_spec", "answers_from_logits", "compare_runs", "bit_patterns"]
 
@@ -51,7 +52,7 @@ def cot_spec(task, task_n: int) -> CotSpec:
 
 @dataclass(frozen=True, eq=False)
 class ModelRun:
-    """One model pass over a batch (host arrays).
+    """One model pass over a batch (arrays of the model's namespace: host NumPy, or a device).
 
     Attributes
     ----------
@@ -59,7 +60,8 @@ class ModelRun:
     answers : ``(B, K)`` int64 task answers (argmax), or ``(B, K, d)`` float64 for vector answers
     generated : ``(B, T)`` int64 chain-of-thought tokens, or None
     cot_logits : ``(B, T + 1, V)`` float64 before each generated token and after the last, or None
-    final_state : ``(B, k)`` uint64 float64 bit patterns of the carried state at the end, or None
+    final_state : ``(B, k)`` uint64 float64 bit patterns of the carried state at the end (on a
+        device: the float64 values, compared with their sign bits), or None
     """
 
     logits: np.ndarray
@@ -76,6 +78,10 @@ class ModelRun:
 def answers_from_logits(logits, answer_kind: str, classes: int | None = None) -> np.ndarray:
     """Task answers from logits ``(B, K, C)``: argmax for bool/symbol answers, the vector itself
     for vector answers (its first ``classes`` entries)."""
+    if not is_numpy(logits) and is_array(logits):  # on the device: the argmax is taken there
+        xp = namespace_of(logits)
+        part = logits[..., :classes] if classes else logits
+        return part if answer_kind == "vector" else xp.astype(xp.argmax(part, axis=-1), xp.int64)
     logits = np.asarray(logits)
     if answer_kind == "vector":
         return logits[..., :classes] if classes else logits
@@ -88,11 +94,25 @@ def bit_patterns(a) -> np.ndarray:
     return arr.reshape(arr.shape[0], -1).view(np.uint64)
 
 
+def _device_rows_equal(a, b):
+    """Row-wise equality of two arrays of one device namespace, bit for bit: floats compare as
+    values with their sign bits (so -0.0 != +0.0) and NaN equals NaN (one canonical NaN: the
+    formats' rounding gives no other)."""
+    xp = namespace_of(a, b)
+    same = a == b
+    if xp.isdtype(a.dtype, "real floating"):
+        same = xp.logical_or(xp.logical_and(same, xp.signbit(a) == xp.signbit(b)),
+                             xp.logical_and(xp.isnan(a), xp.isnan(b)))
+    return xp.all(xp.reshape(same, (same.shape[0], -1)), axis=1)
+
+
 def _rows_equal(a, b) -> np.ndarray:
     if a is None and b is None:
         return None
-    if a is None or b is None or np.shape(a) != np.shape(b):
-        return np.zeros(np.shape(a if a is not None else b)[0], dtype=bool)
+    if a is None or b is None or tuple(a.shape) != tuple(b.shape):
+        return np.zeros((a if a is not None else b).shape[0], dtype=bool)
+    if not is_numpy(a) and is_array(a):
+        return _device_rows_equal(a, b)
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind == "f":
         a, b = bit_patterns(a), bit_patterns(b)
@@ -111,7 +131,13 @@ def compare_runs(reference: ModelRun, protocol: ModelRun) -> tuple[np.ndarray, f
         eq = _rows_equal(a, b)
         if eq is not None:
             ok = ok & eq
-    diff = np.abs(np.asarray(reference.logits, dtype=np.float64) - np.asarray(protocol.logits, dtype=np.float64))
+    ref, got = reference.logits, protocol.logits
+    if not is_numpy(ref) and is_array(ref):  # on the device: one scalar comes back
+        xp = namespace_of(ref, got)
+        diff = xp.abs(xp.astype(ref, xp.float64) - xp.astype(got, xp.float64))
+        diff = xp.where(xp.isfinite(diff), diff, xp.zeros_like(diff))
+        return ok, float(xp.max(diff)) if math.prod(diff.shape) else 0.0
+    diff = np.abs(np.asarray(ref, dtype=np.float64) - np.asarray(got, dtype=np.float64))
     finite = diff[np.isfinite(diff)]
     largest = float(finite.max()) if finite.size else 0.0
     return ok, largest

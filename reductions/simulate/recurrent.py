@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import is_numpy, namespace_of, to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FixedPoint
@@ -31,7 +31,7 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC, OWNER_NAMES
 from .outputs import ModelRun, answers_from_logits, cot_spec
-from .running import generate, prefix_tree_run, readout, run_blocks
+from .running import flat_rows, generate, prefix_tree_run, readout, run_blocks, take_rows
 from .setup import answer_classes
 
 __all__ = ["RecurrentSplit", "split_point"]
@@ -195,12 +195,13 @@ class RecurrentSplit:
     def _finish(self, state, logits) -> ModelRun:
         """``state``: the final state (a dict, or flat ``(B, k)``); ``logits``: {position: (B, C)}."""
         model = self.model
-        logits = np.stack([to_numpy(logits[int(t)]) for t in self.read], axis=1).astype(np.float64)  # (B, K, C)
+        xp = namespace_of(*logits.values()) if logits else model.xp
+        logits = xp.astype(xp.stack([logits[int(t)] for t in self.read], axis=1), xp.float64)  # (B, K, C)
         generated = cot_logits = None
         if self.cot is not None:
-            last = model.xp.asarray(logits[:, -1, :], dtype=model.dtype)
+            last = xp.astype(logits[:, -1, :], model.dtype)
             state, generated, cot_logits = generate(model, state, last, self.cot.steps)
-            answers = self.cot.answers(generated)
+            answers = self.cot.answers(to_numpy(generated))  # (B, 1) read on the host, like every answer
         else:
             answers = answers_from_logits(logits, self.task.answer_kind, self.classes)
         return ModelRun(logits, answers, generated, cot_logits, self._state_values(state))
@@ -210,6 +211,10 @@ class RecurrentSplit:
         a fixed-point format has no -0, so a -0.0 the arithmetic leaves in the state counts as 0.
         ``state``: a dict of arrays, or the flat ``(B, k)`` float64 array of :func:`run_blocks`
         (``flat_state``), which is then changed in place."""
+        if not is_numpy(state if not isinstance(state, dict) else next(iter(state.values()))):
+            flat = flat_rows(state) if isinstance(state, dict) else state  # (B, k) float64 on the device
+            # compared there as values with their sign bits (outputs.compare_runs), never viewed
+            return flat + 0.0 if isinstance(self.model.precision, FixedPoint) else flat
         if isinstance(state, dict):
             parts = [to_numpy(v).reshape(v.shape[0], -1) for v in state.values()]
             flat = np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.float64)
@@ -238,7 +243,7 @@ class RecurrentSplit:
                 early = [int(t) for t in self.read if t < s]
                 state, ys = prefix_tree_run(model, heads, read_at=early)
                 rows = np.repeat(np.arange(B // group), group)  # row -> its group's prefix state
-                outs = {t: to_numpy(readout(model, y))[rows] for t, y in ys.items()}
+                outs = {t: take_rows({"z": readout(model, y)}, rows)["z"] for t, y in ys.items()}
                 return self._suffix(state, tokens[:, s:], rows, outs)
         flat = self.cot is None
         if runner == "prefix-tree":
@@ -251,7 +256,7 @@ class RecurrentSplit:
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0) -> list[tuple[str, list[float]]]:
         """The numbers in instance ``b``'s message: ``[(state array name, values), ...]``."""
-        state = self.model.bits_to_state(BitRows(rows.array[b:b + 1]))
+        state = self.model.bits_to_state(BitRows(rows.array[b:b + 1, ...]))
         return [(k, to_numpy(v).reshape(-1).astype(float).tolist()) for k, v in state.items()]
 
     def describe(self) -> str:

@@ -11,6 +11,8 @@ sequence (a run split at any step is bit-identical to the unsplit one, see
   (``state_rows``: each of an x's G instances continues its x's state, gathered block by block),
   read out as they go (``logits``) and write their final state straight into one flat array
   (``flat_state``): an exhaustive run then holds no copy of a state per instance and no outputs.
+  On a device the flat state is an array of the model's namespace, and the row blocks are
+  ``GPU_ROW_BLOCK`` rows on CuPy (:func:`row_block`).
 * :func:`prefix_tree_run` runs level by level over the distinct prefixes of the rows: rows that
   share a prefix share its steps, so all 2^n bit strings cost about 2^(n+1) steps instead of
   n · 2^n.
@@ -35,26 +37,37 @@ from __future__ import annotations
 
 import math
 
+import array_api_compat
 import numpy as np
 
-from commcomp.backend import namespace_of, to_numpy
+from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
 __all__ = ["run_blocks", "prefix_tree_run", "generate", "readout", "take_rows", "concat_rows",
-           "state_width", "write_flat", "BLOCK_STEPS", "ROW_BLOCK"]
+           "state_width", "write_flat", "flat_rows", "row_block", "BLOCK_STEPS", "ROW_BLOCK",
+           "GPU_ROW_BLOCK"]
 
 BLOCK_STEPS = 32
 ROW_BLOCK = 2048
+GPU_ROW_BLOCK = 1 << 16  # CuPy: rows per block (a GPU wants big batches; caches are not the limit there)
+
+
+def row_block(model) -> int:
+    """Rows per block for ``model``'s namespace: ``ROW_BLOCK`` on the CPU, ``GPU_ROW_BLOCK`` on CuPy."""
+    return GPU_ROW_BLOCK if array_api_compat.is_cupy_namespace(model.xp) else ROW_BLOCK
 
 
 def take_rows(state: dict, index) -> dict:
-    """Rows ``index`` (a host integer array or a slice) of every array of a dict."""
+    """Rows ``index`` (a host integer array, a slice, or an integer array of the state's own
+    namespace) of every array of a dict."""
     out = {}
     for k, v in state.items():
-        if isinstance(v, np.ndarray) or isinstance(index, slice):
-            out[k] = v[index]
-        else:  # another Array API namespace: index with its own array
+        if is_numpy(v) or isinstance(index, slice):
+            out[k] = v[index, ...] if isinstance(index, slice) else v[index]
+        else:  # another Array API namespace: index with its own array (a host index is uploaded)
             xp = namespace_of(v)
-            out[k] = xp.take(v, xp.asarray(np.asarray(index, dtype=np.int64)), axis=0)
+            idx = index if is_array(index) and not is_numpy(index) else \
+                xp.asarray(np.asarray(index, dtype=np.int64))
+            out[k] = xp.take(v, idx, axis=0)
     return out
 
 
@@ -63,6 +76,13 @@ def concat_rows(parts: list[dict]) -> dict:
     if len(parts) == 1:
         return parts[0]
     return {k: namespace_of(parts[0][k]).concat([p[k] for p in parts], axis=0) for k in parts[0]}
+
+
+def flat_rows(state: dict):
+    """``state``'s arrays flattened per row and joined in order: ``(B, k)`` float64 of the state's
+    namespace (what :func:`write_flat` writes into a host array)."""
+    xp = namespace_of(*state.values())
+    return xp.concat([xp.astype(xp.reshape(v, (v.shape[0], -1)), xp.float64) for v in state.values()], axis=1)
 
 
 def _row_slices(B: int, size: int = ROW_BLOCK) -> list[slice]:
@@ -119,10 +139,11 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
         Keep ``model.readout`` of each read output ``(B, C)`` instead of the output itself, read
         out block by block while the block is in cache (the same row blocks as :func:`readout`).
     flat_state : bool
-        Return the final state as one ``(B, k)`` float64 host array, its arrays flattened in order
-        (:func:`write_flat`), each row block written straight into it, instead of a dict.
+        Return the final state as one ``(B, k)`` float64 array, its arrays flattened in order,
+        instead of a dict: on the host each row block is written straight into it
+        (:func:`write_flat`); on a device the blocks are flattened there (:func:`flat_rows`).
     """
-    tokens = np.asarray(tokens)
+    tokens = tokens if is_array(tokens) else np.asarray(tokens)  # host tokens are uploaded per block
     B, T = tokens.shape
     read = sorted({int(t) for t in read_at})
     if any(t < 0 or t >= T for t in read):
@@ -134,19 +155,24 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
         state_rows = np.asarray(state_rows, dtype=np.int64)
         if state_rows.shape != (B,):
             raise ValueError(f"state_rows has shape {state_rows.shape}, expected ({B},)")
-    flat = np.empty((B, state_width(model)), dtype=np.float64) if flat_state else None
+    on_host = array_api_compat.is_numpy_namespace(model.xp)
+    flat = np.empty((B, state_width(model)), dtype=np.float64) if flat_state and on_host else None
     states, outs = [], {t: [] for t in read}
-    for rows in _row_slices(B):
+    for rows in _row_slices(B, row_block(model)):
         start = take_rows(state, rows if state_rows is None else state_rows[rows])
-        final, ys = _run_rows(model, tokens[rows], start, read, block)
+        final, ys = _run_rows(model, tokens[rows, ...], start, read, block)
         if flat is not None:
             write_flat(flat, rows, final)
+        elif flat_state:  # a device: each block flattened there, joined below
+            states.append({"flat": flat_rows(final)})
         else:
             states.append(final)
         for t in read:
             outs[t].append(model.readout(None, ys[t]) if logits else ys[t])  # (b, C) or (b, d)
     outs = {t: concat_rows([{"y": y} for y in parts])["y"] for t, parts in outs.items()}
-    return (flat if flat is not None else concat_rows(states)), outs
+    if flat is not None:
+        return flat, outs
+    return (concat_rows(states)["flat"] if flat_state else concat_rows(states)), outs
 
 
 def _step_nodes(model, tokens_t, parent_state):
@@ -157,7 +183,7 @@ def _step_nodes(model, tokens_t, parent_state):
                                     concat_rows([parent_state, parent_state]))
         return take_rows(state, slice(0, 1)), y[:1, -1, :]
     parts = []
-    for rows in _row_slices(G):
+    for rows in _row_slices(G, row_block(model)):
         state, y = model.run_layers(tokens_t[rows][:, None], take_rows(parent_state, rows))
         parts.append((state, y[:, -1, :]))
     return concat_rows([p[0] for p in parts]), concat_rows([{"y": p[1]} for p in parts])["y"]
@@ -170,7 +196,7 @@ def prefix_tree_run(model, tokens, read_at=()):
     runs of rows that agree on columns ``0..t``, and each takes one step from its parent's state.
     Returns ``(state, {t: y_t})`` per row in the original order, like :func:`run_blocks`.
     """
-    tokens = np.asarray(tokens)
+    tokens = to_numpy(tokens)  # the tree's bookkeeping (lexsort) is host work on host tokens
     R, T = tokens.shape
     read = {int(t) for t in read_at}
     if R == 0 or T == 0:
@@ -200,9 +226,10 @@ def readout(model, y):
     """``model.readout`` of the top outputs ``y`` ``(B, d)``, in row blocks (a matmul of 65,536
     rows by a (16, 2) readout took 60 ms here, the same rows in blocks of 2048 under 1 ms)."""
     B = y.shape[0]
-    if B <= ROW_BLOCK + ROW_BLOCK // 2:
+    size = row_block(model)
+    if B <= size + size // 2:
         return model.readout(None, y)
-    parts = [{"z": model.readout(None, y[rows])} for rows in _row_slices(B)]
+    parts = [{"z": model.readout(None, y[rows, ...])} for rows in _row_slices(B, size)]
     return concat_rows(parts)["z"]
 
 
@@ -216,10 +243,10 @@ def generate(model, state, logits, steps: int):
     tokens, history = [], [logits]
     for _ in range(int(steps)):
         nxt = xp.astype(xp.argmax(logits, axis=-1), xp.int64)  # (B,)
-        tokens.append(to_numpy(nxt))
+        tokens.append(nxt)
         state, y = model.run_layers(xp.reshape(nxt, (-1, 1)), state)
         logits = readout(model, y[:, -1, :])  # (B, C)
         history.append(logits)
     B = logits.shape[0]
-    toks = np.stack(tokens, axis=1) if tokens else np.zeros((B, 0), dtype=np.int64)
-    return state, toks, np.stack([to_numpy(h) for h in history], axis=1)
+    toks = xp.stack(tokens, axis=1) if tokens else xp.zeros((B, 0), dtype=xp.int64)
+    return state, toks, xp.astype(xp.stack(history, axis=1), xp.float64)  # (B, steps), (B, steps+1, C)

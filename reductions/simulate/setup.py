@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from commcomp.architectures import get_architecture
+from commcomp.backend import backend_name, namespace, namespace_of
 from commcomp.errors import InvalidParameterError, UnknownNameError, UnsupportedSplitError
 from commcomp.precision import Precision, parse_precision
 from commcomp.problems import Problem, get_problem
@@ -83,6 +84,11 @@ class Simulation:
     def bits_per_message(self) -> int:
         """Bits each instance pays (every message of the protocol, all rounds)."""
         return self.split.bits_per_instance
+
+    @property
+    def backend(self) -> str:
+        """The array library the model (and so the protocol) runs on: ``numpy``, ``cupy``, ..."""
+        return backend_name(getattr(self.model, "xp", None) or namespace_of())
 
     @property
     def one_way(self) -> bool:
@@ -258,6 +264,17 @@ def _check_model(model, reduction, n, cot):
         raise InvalidParameterError(f"the model has {model.n_outputs} outputs, the task needs {classes}")
 
 
+def _on_namespace(model, xp):
+    """``model`` moved to namespace ``xp`` (None: left where it is)."""
+    current = getattr(model, "xp", None)
+    if xp is None or current is xp or (current is None and backend_name(xp) == "numpy"):
+        return model
+    if not hasattr(model, "to_namespace"):
+        raise InvalidParameterError(f"{type(model).__name__} runs on numpy only; "
+                                    f"--backend {backend_name(xp)} is not available for it")
+    return model.to_namespace(xp)
+
+
 def _model_width(model, default):
     """The width m of a model built elsewhere (a construction or a file sets its own); for a
     row-reading attention unit (qsa) its query/key width, SHT's m."""
@@ -272,7 +289,7 @@ def _model_width(model, default):
 
 
 def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
-            weights="random", seed=0, cot=False, model=None) -> Simulation:
+            weights="random", seed=0, cot=False, model=None, backend=None) -> Simulation:
     """Resolve names into a :class:`Simulation` (see the module docstring).
 
     Parameters
@@ -297,12 +314,18 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
     cot : bool
         Chain of thought: Bob generates the task's CoT after the input (IsTree).
     model : object, optional
-        A ready model (its precision is used as it is).
+        A ready model (its precision is used as it is; its namespace too unless ``backend`` is given).
+    backend : str, optional
+        The array library to run on (:func:`commcomp.backend.namespace`): ``numpy``, ``cupy``,
+        ``torch`` or ``array_api_strict``; default ``$COMMCOMP_BACKEND``, else numpy.
 
     Raises
     ------
     UnknownNameError, InvalidParameterError, UnsupportedSplitError, TooLargeError
+    BackendUnavailableError
+        When the backend's library is not installed.
     """
+    xp = namespace(backend) if (model is None or backend is not None) else None
     reduction = get_reduction(task, problem)
     n = _check_int(n, "n", max(1, reduction.min_n), MAX_N)
     reduction.check_n(n)
@@ -335,6 +358,7 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
         if getattr(model, "precision", None) is not None:
             precision = model.precision  # count saturations on the object that runs
     _check_model(model, reduction, n, cot)
+    model = _on_namespace(model, xp)
     if weights != "random":  # a construction or a file sets its own sizes
         width = _model_width(model, width)
         layers, heads = int(getattr(model, "n_layers", layers)), int(getattr(model, "n_heads", heads))

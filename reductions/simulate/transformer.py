@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import namespace_of, to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FLOAT64
@@ -143,8 +143,10 @@ class TransformerSplit:
             if observe is not None:
                 observe(BOB, view)
             mine = self._scatter(view.own_input["positions"], view.own_input["tokens"])
-            qs = [to_numpy(model.query(mine[:, o], o)).reshape(mine.shape[0], -1) for o in bob_reads]
-            return BitRows(self.query_code.encode_rows(np.concatenate(qs, axis=1)))
+            qs = [model.query(mine[:, o], o) for o in bob_reads]  # (B, H, d_k) each, the model's namespace
+            xp = namespace_of(*qs)
+            flat = xp.concat([xp.reshape(q, (q.shape[0], -1)) for q in qs], axis=1)  # (B, R*H*d_k)
+            return BitRows(self.query_code.encode_rows(flat))
 
         def alice(view):
             if observe is not None:
@@ -155,8 +157,9 @@ class TransformerSplit:
             received = {}
             if bob_reads:
                 values = self.query_code.decode_rows(view.received[0].array)  # (B, R * H * d_k)
+                xp = namespace_of(values)
                 for i, o in enumerate(bob_reads):
-                    received[o] = values[:, i * k:(i + 1) * k].reshape(B, model.n_heads, model.d_k)
+                    received[o] = xp.reshape(values[:, i * k:(i + 1) * k], (B, model.n_heads, model.d_k))
             rows = []
             for o in (int(t) for t in self.read):
                 mode = self.modes[o]
@@ -171,7 +174,7 @@ class TransformerSplit:
                     q = model.query(np.zeros(B, dtype=np.int64), o)
                 part = model.partial(mine, own["positions"], query=q, output_position=o)
                 rows.append(part.to_bit_rows())
-            return BitRows(np.concatenate(rows, axis=1))
+            return BitRows(namespace_of(*rows).concat(rows, axis=1))
 
         from models.transformer.attention import AttentionPartial
 
@@ -189,8 +192,8 @@ class TransformerSplit:
                     grid=self.grid)
                 ours = model.partial(mine, own["positions"], query=model.query(mine[:, o], o),
                                      output_position=o)
-                logits.append(to_numpy(model.finish(theirs + ours, mine[:, o])))
-            run = self._run(np.stack(logits, axis=1))
+                logits.append(model.finish(theirs + ours, mine[:, o]))  # (B, C), the model's namespace
+            run = self._run(logits)
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
 
@@ -200,22 +203,23 @@ class TransformerSplit:
                         "partial attention sums (theorems.md §8.3)")
 
     def _run(self, logits) -> ModelRun:
-        logits = np.asarray(logits, dtype=np.float64)  # (B, K, C)
-        return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
+        """A :class:`ModelRun` from the logits ``(B, C)`` at each read position (any namespace)."""
+        xp = namespace_of(*logits)
+        stacked = xp.astype(xp.stack(logits, axis=1), xp.float64)  # (B, K, C)
+        return ModelRun(stacked, answers_from_logits(stacked, self.task.answer_kind, self.classes))
 
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:
         """The unsplit model's forward pass at every read position."""
         tokens = encoded.tokens
-        logits = [to_numpy(self.model.forward(tokens, output_position=int(o))) for o in self.read]
-        return self._run(np.stack(logits, axis=1))
+        return self._run([self.model.forward(tokens, output_position=int(o)) for o in self.read])
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str = "partial sums"):
         """The numbers in instance ``b``'s message: queries, or per read position and head the
         numerator and denominator (as integers on the grid, and their real values)."""
         model = self.model
-        arr = rows.array[b:b + 1]
+        arr = to_numpy(rows.array[b:b + 1, ...])  # printed: this instance's bits to the host
         if label == "query":
             values = self.query_code.decode_rows(arr)[0]
             k = model.n_heads * model.d_k

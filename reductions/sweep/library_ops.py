@@ -37,9 +37,9 @@ MATRIX = "commcomp.matrix:measure_problem"
 
 VERIFY_REQUIRED = ("task", "arch")
 VERIFY_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "instances", "exhaustive",
-                   "cot", "method", "rows")
+                   "cot", "method", "rows", "backend")
 WITNESS_REQUIRED = ("task", "arch")
-WITNESS_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "budget", "cot")
+WITNESS_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "budget", "cot", "backend")
 CONSTRUCT_REQUIRED = ("task",)
 CONSTRUCT_ACCEPTED = None  # minimal_width's keywords plus each construction's own options (k, gamma, ...)
 BOUNDS_REQUIRED = ("n", "precision")
