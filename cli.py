@@ -15,7 +15,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from typing import Callable
 
 import numpy as np
@@ -58,22 +57,23 @@ def _jsonable(value):
 
 
 def write_output(text: str, out: str | None) -> None:
-    """Print ``text`` or write it atomically to ``out``."""
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    directory = os.path.dirname(os.path.abspath(out)) or "."
-    if not os.path.isdir(directory):
-        raise CLIError(f"cannot write {out}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Print ``text`` or write it to ``out`` under the output-file policy (:mod:`commcomp.output`)."""
+    from commcomp.output import write_text
+
+    write_text(out, text)
+
+
+def check_destinations(args) -> None:
+    """Every ``--out``/``--plot`` destination and the extras they need, before any work starts."""
+    from commcomp.output import check_destination, require_module
+
+    for path in (getattr(args, "out", None), getattr(args, "plot", None)):
+        if path:
+            check_destination(path)
+    if getattr(args, "plot", None):
+        require_module("matplotlib", "--plot needs matplotlib: pip install 'commcomp[plot]'")
+    if getattr(args, "scheduler", None):
+        require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
 
 
 def render_rich(renderables) -> str:
@@ -261,6 +261,10 @@ def cmd_sweep_run(args):
 
     spec = _sweep_spec(args)
     db = args.db or spec.default_db_path()
+    if not args.dry_run:
+        from commcomp.output import check_database
+
+        check_database(db)
     axes_values = {**spec.axes, **({"repeat": list(range(spec.repeats))} if spec.repeats > 1 else {})}
     axes = list(axes_values)
     if args.dry_run:
@@ -728,21 +732,11 @@ def _construct_options(items) -> dict:
 
 
 def _save_model_atomic(model, path: str) -> None:
-    """``models.common.save_model`` into a temporary file beside ``path``, then rename."""
+    """``models.common.save_model`` into ``path`` under the output-file policy (:mod:`commcomp.output`)."""
+    from commcomp.output import write_with
     from models.common import save_model
 
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise CLIError(f"cannot write {path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
-    os.close(fd)
-    try:
-        save_model(model, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_with(path, lambda tmp: save_model(model, tmp))
 
 
 def cmd_construct(args):
@@ -940,6 +934,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        check_destinations(args)
         args.func(args)
     except (CommcompError, CLIError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

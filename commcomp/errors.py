@@ -42,3 +42,11 @@ class TooLargeError(InvalidParameterError):
 
 class UnsupportedSplitError(CommcompError, ValueError):
     """A model cannot be split between Alice and Bob at bounded cost (2-layer Transformer, hybrid...)."""
+
+
+class OutputError(CommcompError):
+    """An output destination cannot be written (missing or read-only folder, a folder, a link...)."""
+
+
+class MissingDependencyError(CommcompError, ImportError):
+    """An optional extra a command needs is not installed (matplotlib for --plot, dask for --scheduler)."""

@@ -158,7 +158,12 @@ class IEEEFloat(Precision):
         if self.bits == 64:
             out = x
         elif self.bits == 32:
-            out = xp.astype(xp.astype(x, xp.float32), xp.float64)  # IEEE cast: nearest, ties to even
+            # IEEE cast: nearest, ties to even. Magnitudes that round past the largest float32
+            # (2^128 - 2^104; the tie 2^128 - 2^103 goes to the even neighbour, inf) become inf here,
+            # not in the cast, which would raise the overflow flag.
+            overflows = xp.abs(x) >= 2.0 ** 128 - 2.0 ** 103
+            cast = xp.astype(xp.astype(xp.where(overflows, xp.zeros_like(x), x), xp.float32), xp.float64)
+            out = xp.where(overflows, xp.copysign(xp.full_like(x, math.inf), x), cast)
         elif isinstance(x, np.ndarray):
             out = self._round_numpy(x)
         else:
@@ -218,6 +223,12 @@ class IEEEFloat(Precision):
 
     def from_codes(self, codes) -> np.ndarray:
         c = np.asarray(codes, dtype=np.uint64)
+        # NaN codes (exponent all ones, mantissa not 0) decode to the one canonical NaN. They are
+        # replaced by 0 before the cast: casting a signalling NaN to float64 raises the invalid flag.
+        field = np.uint64((1 << self.exponent_bits) - 1)
+        nan = (((c >> np.uint64(self.mantissa_bits)) & field) == field) & \
+            ((c & np.uint64((1 << self.mantissa_bits) - 1)) != 0)
+        c = np.where(nan, np.uint64(0), c)
         if self.bits == 64:
             v = c.view(np.float64).copy()
         elif self.bits == 32:
@@ -226,7 +237,7 @@ class IEEEFloat(Precision):
             v = c.astype(np.uint16).view(np.float16).astype(np.float64)
         else:
             v = (c.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-        v[np.isnan(v)] = math.nan  # one canonical NaN
+        v[nan] = math.nan
         return v
 
 
@@ -305,7 +316,11 @@ class FixedPoint(Precision):
         """The integers k (as float64 holding exact integers, input's namespace) with round(x) = k / 2^F."""
         xp, x = _as_float64(x)
         nan = xp.isnan(x)
-        scaled = xp.where(nan, xp.zeros_like(x), x) * self.scale
+        # Clip first, one grid step beyond each end, so that x * 2^F cannot overflow (a value past
+        # an end still rounds past it and is counted as saturated, as inf is).
+        bounded = xp.clip(xp.where(nan, xp.zeros_like(x), x), (self.min_int - 1) / self.scale,
+                          (self.max_int + 1) / self.scale)
+        scaled = bounded * self.scale
         k = xp.round(scaled)
         out_of_range = xp.logical_or(k > self.max_int, k < self.min_int)
         self.saturations.add(int(xp.sum(xp.astype(xp.logical_or(out_of_range, nan), xp.int64))))
