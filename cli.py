@@ -130,11 +130,33 @@ def positive_int(text: str) -> int:
     return value
 
 
+def seed_value(text: str) -> int:
+    """argparse type of ``--seed``: an integer in the range of :func:`commcomp.limits.check_seed`."""
+    from commcomp.limits import check_seed
+
+    try:
+        return check_seed(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "seed" in str(exc) else
+                                         f"expected an integer, got {text!r}") from None
+
+
+def count_value(text: str) -> int:
+    """argparse type of counts that may be 0 (``construct --check``): an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
 def _common(p, formats=("table", "json"), seed=False):
     p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
     p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of printing")
     if seed:
-        p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        p.add_argument("--seed", type=seed_value, default=0, help="random seed (default: 0)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,7 +402,7 @@ def add_sweep(sub):
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a parameter shared by every point (repeatable)")
     r.add_argument("--name", help="the sweep's name in the database (default: the file's stem, else the op)")
-    r.add_argument("--seed", type=int, default=None, help="the sweep seed (default: the file's, else 0)")
+    r.add_argument("--seed", type=seed_value, default=None, help="the sweep seed (default: the file's, else 0)")
     r.add_argument("--repeats", type=positive_int, default=None, help="independent seeds per point")
     r.add_argument("--workers", type=_sweep_workers, default=None,
                    help="local worker processes (default: the number of cores; 0 = in this process)")
@@ -791,11 +813,11 @@ def add_construct(sub):
     p.add_argument("--layers", type=positive_int, help="choose among a task's constructions by depth")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="a builder option, e.g. codes=jl or k=12 (repeatable)")
-    p.add_argument("--check", type=int, default=64, metavar="K",
+    p.add_argument("--check", type=count_value, default=64, metavar="K",
                    help="verify on K random inputs, or on all inputs when n is small (0: skip)")
     p.add_argument("--out", metavar="MODEL.npz", help="write the model (models.common.save_model)")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--seed", type=int, default=0, help="seed of random codes (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of random codes (default: 0)")
     p.set_defaults(func=cmd_construct)
 
 
@@ -947,6 +969,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError as exc:  # past the checked limits, which are lower estimates (commcomp.limits)
+        print(f"commcomp: error: not enough memory for these sizes ({str(exc).splitlines()[0] if str(exc) else ''}); "
+              "the limits checked beforehand are lower estimates: see docs/CONVENTIONS.md", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)
         if os.environ.get("COMMCOMP_DEBUG"):
             raise

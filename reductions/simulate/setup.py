@@ -24,6 +24,7 @@ import numpy as np
 
 from commcomp.architectures import get_architecture
 from commcomp.errors import InvalidParameterError, UnknownNameError, UnsupportedSplitError
+from commcomp.limits import MAX_HEADS, MAX_LAYERS, MAX_N, MAX_WIDTH, check_int, check_seed
 from commcomp.precision import Precision, parse_precision
 from commcomp.problems import Problem, get_problem
 
@@ -33,7 +34,6 @@ from ..registry import get_reduction
 __all__ = ["Simulation", "prepare", "refuse_unsplittable", "answer_classes", "MAX_N", "DEFAULT_WIDTH",
            "format_input", "parse_input"]
 
-MAX_N = 1 << 20          # problem sizes beyond this are refused (token arrays would not fit)
 DEFAULT_WIDTH = 4
 
 
@@ -176,12 +176,7 @@ def answer_classes(reduction: Reduction, n: int, cot: bool = False) -> int:
 
 
 def _check_int(value, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        top = f" and <= {high}" if high is not None else ""
-        raise InvalidParameterError(f"{name} must be >= {low}{top}, got {value}")
-    return int(value)
+    return check_int(name, value, low, high)  # the limits of commcomp.limits, one message
 
 
 def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, cot):
@@ -275,6 +270,7 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
     """
     reduction = get_reduction(task, problem)
     n = _check_int(n, "n", max(1, reduction.min_n), MAX_N)
+    seed = check_seed(seed)
     reduction.check_n(n)
     prob = get_problem(reduction.problem)
     if cot and not hasattr(reduction.task, "check_cot"):
@@ -291,11 +287,11 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=1, 
     if arch is None:
         raise InvalidParameterError("an architecture (arch) is needed when no model is given")
     spec = get_architecture(arch)
-    layers = _check_int(layers, "layers", 1, 64)
-    heads = _check_int(heads, "heads", 1, 1024)
+    layers = _check_int(layers, "layers", 1, MAX_LAYERS)
+    heads = _check_int(heads, "heads", 1, MAX_HEADS)
     refuse_unsplittable(spec.name, layers, reduction)
     if model is None:
-        width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, 4096)
+        width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, MAX_WIDTH)
         if spec.width_multiple_of == "heads" and width % heads:
             raise InvalidParameterError(f"{spec.name}: width {width} is not a multiple of heads {heads}")
         model = _build(spec.name, reduction, n, precision, width, layers, heads, weights, seed, cot)
