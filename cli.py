@@ -248,6 +248,10 @@ def _sweep_workers(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    from commcomp.limits import MAX_WORKERS
+
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{value} is over the limit of {MAX_WORKERS} worker processes")
     return value
 
 
@@ -970,8 +974,9 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return 0
     except MemoryError as exc:  # past the checked limits, which are lower estimates (commcomp.limits)
-        print(f"commcomp: error: not enough memory for these sizes ({str(exc).splitlines()[0] if str(exc) else ''}); "
-              "the limits checked beforehand are lower estimates: see docs/CONVENTIONS.md", file=sys.stderr)
+        detail = f" ({str(exc).splitlines()[0]})" if str(exc) else ""
+        print(f"commcomp: error: not enough memory for these sizes{detail}; the limits checked beforehand "
+              "are lower estimates: see docs/CONVENTIONS.md", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)
         if os.environ.get("COMMCOMP_DEBUG"):

@@ -18,6 +18,8 @@ Two kinds of limit (the table is repeated in docs/CONVENTIONS.md, "Sizes and lim
   random instances (verify    1 .. 2^30 (``MAX_INSTANCES``)  hours of work at the top; the
   --instances, --check,                                    memory limit below often binds first
   witness --budget)
+  sweep grid points           <= 2^20 (``MAX_SWEEP_POINTS``)  one job and one database row each
+  sweep --workers             0 .. 1024 (``MAX_WORKERS``)  one process each
   ==========================  ===========================  ====================================
 
 * **memory** limits, computed from this machine's memory: the bytes a command must hold at
@@ -62,7 +64,7 @@ import numpy as np
 from .errors import InvalidParameterError, TooLargeError
 
 __all__ = ["MAX_SEED", "MAX_WIDTH", "MAX_LAYERS", "MAX_HEADS", "MAX_N", "MAX_EXHAUSTIVE_INSTANCES",
-           "MAX_INSTANCES", "TOKEN_BYTES", "MODEL_POSITION_BYTES", "MESSAGE_OVERHEAD_BYTES", "memory_limit",
+           "MAX_INSTANCES", "MAX_SWEEP_POINTS", "MAX_WORKERS", "TOKEN_BYTES", "MODEL_POSITION_BYTES", "MESSAGE_OVERHEAD_BYTES", "memory_limit",
            "check_int", "check_seed", "largest_within", "check_memory", "format_bytes"]
 
 MAX_SEED = 2 ** 63 - 1
@@ -72,6 +74,8 @@ MAX_HEADS = 1024
 MAX_N = 1 << 20
 MAX_EXHAUSTIVE_INSTANCES = 1 << 26
 MAX_INSTANCES = 1 << 30
+MAX_SWEEP_POINTS = 1 << 20
+MAX_WORKERS = 1024
 
 TOKEN_BYTES = 16
 MODEL_POSITION_BYTES = 256

@@ -157,6 +157,11 @@ VALUES = [
     ("matrix n", ["matrix", "index", "--n", "100"], ("n <= 14",)),
     ("sweep seed", QUICK["sweep-run"] + ["--seed", "-1", "--db", "r.sqlite"], ("seed",)),
     ("sweep workers", QUICK["sweep-run"][:-2] + ["--workers", "-1", "--db", "r.sqlite"], ("--workers",)),
+    ("sweep workers absurd", QUICK["sweep-run"][:-2] + ["--workers", "100000", "--db", "r.sqlite"], ("1024",)),
+    ("sweep repeats", QUICK["sweep-run"] + ["--repeats", "1000000000", "--db", "r.sqlite"],
+     ("sweep points <= 1048576",)),
+    ("sweep axes", ["sweep", "run", "--op", "selftest", "--axis", "n=" + ",".join(map(str, range(1100))),
+                    "--axis", "m=" + ",".join(map(str, range(1000))), "--db", "r.sqlite"], ("sweep points <= ",)),
 ]
 
 

@@ -77,6 +77,17 @@ def test_library_limits(call, error, words):
         call()
 
 
+def test_sweep_grid_and_seed_limits():
+    from reductions.sweep.grid import expand_grid
+    from reductions.sweep.spec import SweepSpec
+
+    with pytest.raises(TooLargeError, match="sweep points <= 1048576"):
+        expand_grid(SweepSpec("selftest", name="big", axes={"n": (1, 2)}, repeats=10 ** 9))
+    with pytest.raises(InvalidParameterError, match="0..9223372036854775807"):
+        SweepSpec("selftest", name="s", axes={"n": (1,)}).with_overrides(seed=2 ** 64)
+    assert len(expand_grid(SweepSpec("selftest", name="ok", axes={"n": (1, 2)}, repeats=3))) == 6
+
+
 # -- number formats: one range, one message ----------------------------------------------------
 @pytest.mark.parametrize("spec", ["fixed:1:0", "fixed:54:3", "fixed:99:3", "fixed:8:1023", "fixed:8:-1017",
                                   "fixed:53:-972", "1", "0", "-3", "99", "100"])
