@@ -803,7 +803,7 @@ def cmd_construct(args):
                               f"{'' if check['admitted'] == check['instances'] else ', ' + str(check['instances']) + ' drawn'})"])
     if args.out:
         rows.append(["saved to", args.out])
-    view = argparse.Namespace(format=args.format, out=None)
+    view = argparse.Namespace(format=args.format, out="/dev/stderr" if args.out == "-" else None)  # model on stdout
     emit(view, out, lambda: rich_table(f"construction {spec.name} ({spec.source})", ["", ""], rows,
                                        caption=spec.description))
 

@@ -115,3 +115,17 @@ def test_model_file_written_atomically_loads_back(tmp_path):
     assert cli.main(["construct", "index-lookup", "--n", "4", "--check", "0", "--out", str(path)]) == 0
     model = load_model(path)
     assert all(np.isfinite(np.asarray(v, dtype=float)).all() for v in model.params.values())
+
+
+def test_construct_model_to_stdout_keeps_the_summary_off_it(tmp_path):
+    import subprocess
+    import sys
+
+    from models.common import load_model
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, os.path.join(root, "cli.py"), "construct", "index-lookup", "--n", "4",
+                           "--check", "0", "--out", "-"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0 and done.stdout[:2] == b"PK"  # the .npz (a zip) alone on stdout
+    (tmp_path / "m.npz").write_bytes(done.stdout)
+    assert load_model(tmp_path / "m.npz").arch == "transformer" and b"construction" in done.stderr
