@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from commcomp.output import require_module
+
 from .engine import make_engine
 from .grid import GridPoint, expand_grid
 from .operations import get_operation
@@ -106,6 +108,8 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
     """
     operation = get_operation(spec.operation)
     operation.require_available()
+    if engine is None and (scheduler or spec.scheduler):  # before the database exists: nothing left behind
+        require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
     started = time.perf_counter()
     with ResultStore(db_path) as store:
         points, todo = plan_sweep(spec, store, force=force, retry_errors=retry_errors)

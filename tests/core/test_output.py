@@ -129,3 +129,16 @@ def test_construct_model_to_stdout_keeps_the_summary_off_it(tmp_path):
     assert done.returncode == 0 and done.stdout[:2] == b"PK"  # the .npz (a zip) alone on stdout
     (tmp_path / "m.npz").write_bytes(done.stdout)
     assert load_model(tmp_path / "m.npz").arch == "transformer" and b"construction" in done.stderr
+
+
+def test_run_sweep_with_a_scheduler_and_no_dask_creates_no_database(tmp_path, monkeypatch):
+    import sys
+
+    from reductions.sweep.runner import run_sweep
+    from reductions.sweep.spec import SweepSpec
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MissingDependencyError, match="Dask"):
+        run_sweep(SweepSpec("selftest", name="d", axes={"n": (1,)}), str(tmp_path / "r.sqlite"),
+                  scheduler="tcp://127.0.0.1:1")
+    assert os.listdir(tmp_path) == []
