@@ -10,7 +10,8 @@ the path                          what happens
                                   what it holds)
 does not exist                    created atomically: written to a temporary file in the same
                                   folder, then renamed into place, with mode ``0666 & ~umask``
-a regular file                    replaced atomically (the same way); it keeps its permissions
+a regular file                    replaced atomically (the same way); it keeps its permissions;
+                                  a file its user may not write is refused
 a FIFO or a character device      written into (appended), never replaced: the obvious intent
 (a named pipe, ``/dev/null``,     of a pipe or a device; a symbolic link whose target is one
 a terminal)                       of these is followed to it
@@ -92,17 +93,18 @@ def _kind(mode: int) -> str:
     return "not a regular file, a pipe or a character device"
 
 
-def _probe_folder(path: str) -> None:
+def _probe_folder(path: str, doing: str | None = None, folder_of: str | None = None) -> None:
     """Refuse a missing or unwritable folder for ``path`` (a temporary file is created and removed)."""
-    folder = os.path.dirname(os.path.abspath(path))
+    doing = doing or f"cannot write {path}"
+    folder = os.path.dirname(os.path.abspath(folder_of or path))
     if not os.path.exists(folder):
-        raise OutputError(f"cannot write {path}: folder {folder} does not exist")
+        raise OutputError(f"{doing}: folder {folder} does not exist")
     if not os.path.isdir(folder):
-        raise OutputError(f"cannot write {path}: {folder} is not a folder")
+        raise OutputError(f"{doing}: {folder} is not a folder")
     try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".commcomp-probe-")
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: folder {folder} is not writable "
+        raise OutputError(f"{doing}: folder {folder} is not writable "
                           f"({exc.strerror or type(exc).__name__})") from None
     os.close(fd)
     os.unlink(probe)
@@ -143,6 +145,9 @@ def check_destination(path: str) -> Destination:
     if stat.S_ISFIFO(link.st_mode) or stat.S_ISCHR(link.st_mode):
         return Destination(path, "stream")
     if stat.S_ISREG(link.st_mode):
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"cannot write {path}: the file is read-only (mode "
+                              f"{stat.S_IMODE(link.st_mode):o}); commcomp does not replace it")
         _probe_folder(path)
         return Destination(path, "replace", stat.S_IMODE(link.st_mode))
     raise OutputError(f"cannot write {path}: it is {_kind(link.st_mode)}")
@@ -161,14 +166,8 @@ def check_database(path: str) -> str:
                               f"{os.path.realpath(path)}, which does not exist") from None
         if not stat.S_ISREG(st.st_mode):
             raise OutputError(f"cannot open database {path}: it is {_kind(st.st_mode)}")
-        path_for_folder = os.path.realpath(path)
-    else:
-        path_for_folder = path
-    try:
-        _probe_folder(path_for_folder)
-    except OutputError as exc:
-        raise OutputError(str(exc).replace(f"cannot write {path_for_folder}", f"cannot open database {path}")) \
-            from None
+    # SQLite writes its journal beside the database itself (a link's target)
+    _probe_folder(path, f"cannot open database {path}", os.path.realpath(path))
     return path
 
 
