@@ -60,7 +60,13 @@ def place(tmp_path, monkeypatch):
     os.symlink("target.txt", tmp_path / "link.txt")
     os.symlink("nowhere.txt", tmp_path / "dangling.txt")
     (tmp_path / "folder").mkdir()
-    return tmp_path
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o555)  # read-only for a user; root writes anyway, so root uses /sys below
+    yield tmp_path
+    os.chmod(tmp_path / "ro", 0o755)
+
+
+READ_ONLY = "/sys/commcomp-out.txt" if os.geteuid() == 0 else "ro/out.txt"
 
 
 # -- output destinations: every command that writes, every class ------------------------------
@@ -69,7 +75,7 @@ DESTINATIONS = [  # (class, path relative to the fixture folder, words the messa
     ("dangling symlink", "dangling.txt", ("dangling.txt", "does not exist")),
     ("folder as the file", "folder", ("folder", "is a folder")),
     ("missing folder", "no/such/out.txt", ("no/such/out.txt", "does not exist")),
-    ("read-only folder", "/sys/commcomp-out.txt", ("/sys/commcomp-out.txt", "not writable")),
+    ("read-only folder", READ_ONLY, (READ_ONLY, "not writable")),
 ]
 
 

@@ -93,6 +93,17 @@ def test_link_to_a_file_is_refused_and_left_alone(tmp_path):
     assert os.path.islink(tmp_path / "link") and (tmp_path / "target").read_text() == "keep"
 
 
+def test_read_only_file_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "t.txt"
+    path.write_text("keep")
+    os.chmod(path, 0o444)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(path) else real_access(p, mode))
+    with pytest.raises(OutputError, match="read-only"):
+        write_text(str(path), "x")
+    assert path.read_text() == "keep"
+
+
 def test_database_rules(tmp_path):
     db = tmp_path / "r.sqlite"
     assert check_database(str(db)) == str(db) and not db.exists()
