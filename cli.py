@@ -15,7 +15,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from typing import Callable
 
 import numpy as np
@@ -58,22 +57,23 @@ def _jsonable(value):
 
 
 def write_output(text: str, out: str | None) -> None:
-    """Print ``text`` or write it atomically to ``out``."""
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    directory = os.path.dirname(os.path.abspath(out)) or "."
-    if not os.path.isdir(directory):
-        raise CLIError(f"cannot write {out}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Print ``text`` or write it to ``out`` under the output-file policy (:mod:`commcomp.output`)."""
+    from commcomp.output import write_text
+
+    write_text(out, text)
+
+
+def check_destinations(args) -> None:
+    """Every ``--out``/``--plot`` destination and the extras they need, before any work starts."""
+    from commcomp.output import check_destination, require_module
+
+    for path in (getattr(args, "out", None), getattr(args, "plot", None)):
+        if path:
+            check_destination(path)
+    if getattr(args, "plot", None):
+        require_module("matplotlib", "--plot needs matplotlib: pip install 'commcomp[plot]'")
+    if getattr(args, "scheduler", None):
+        require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
 
 
 def render_rich(renderables) -> str:
@@ -130,11 +130,33 @@ def positive_int(text: str) -> int:
     return value
 
 
+def seed_value(text: str) -> int:
+    """argparse type of ``--seed``: an integer in the range of :func:`commcomp.limits.check_seed`."""
+    from commcomp.limits import check_seed
+
+    try:
+        return check_seed(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "seed" in str(exc) else
+                                         f"expected an integer, got {text!r}") from None
+
+
+def count_value(text: str) -> int:
+    """argparse type of counts that may be 0 (``construct --check``): an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
 def _common(p, formats=("table", "json"), seed=False):
     p.add_argument("--format", choices=formats, default="table", help="output format (default: table)")
     p.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of printing")
     if seed:
-        p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        p.add_argument("--seed", type=seed_value, default=0, help="random seed (default: 0)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,6 +249,10 @@ def _sweep_workers(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    from commcomp.limits import MAX_WORKERS
+
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{value} is over the limit of {MAX_WORKERS} worker processes")
     return value
 
 
@@ -279,6 +305,10 @@ def _sweep_run(args, spec):
     from reductions.sweep.store import ResultStore
 
     db = args.db or spec.default_db_path()
+    if not args.dry_run:
+        from commcomp.output import check_database
+
+        check_database(db)
     axes_values = {**spec.axes, **({"repeat": list(range(spec.repeats))} if spec.repeats > 1 else {})}
     axes = list(axes_values)
     if args.dry_run:
@@ -398,7 +428,7 @@ def add_sweep(sub):
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a parameter shared by every point (repeatable)")
     r.add_argument("--name", help="the sweep's name in the database (default: the file's stem, else the op)")
-    r.add_argument("--seed", type=int, default=None, help="the sweep seed (default: the file's, else 0)")
+    r.add_argument("--seed", type=seed_value, default=None, help="the sweep seed (default: the file's, else 0)")
     r.add_argument("--repeats", type=positive_int, default=None, help="independent seeds per point")
     r.add_argument("--workers", type=_sweep_workers, default=None,
                    help="local worker processes (default: the number of cores; 0 = in this process)")
@@ -759,21 +789,11 @@ def _construct_options(items) -> dict:
 
 
 def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
-    """``models.common.save_model`` into a temporary file beside ``path``, then rename."""
+    """``models.common.save_model`` into ``path`` under the output-file policy (:mod:`commcomp.output`)."""
+    from commcomp.output import write_with
     from models.common import save_model
 
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise CLIError(f"cannot write {path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
-    os.close(fd)
-    try:
-        save_model(model, tmp, about=about)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_with(path, lambda tmp: save_model(model, tmp, about=about))
 
 
 def cmd_construct(args):
@@ -815,7 +835,7 @@ def cmd_construct(args):
                               f"{'' if check['admitted'] == check['instances'] else ', ' + str(check['instances']) + ' drawn'})"])
     if args.out:
         rows.append(["saved to", args.out])
-    view = argparse.Namespace(format=args.format, out=None)
+    view = argparse.Namespace(format=args.format, out="/dev/stderr" if args.out == "-" else None)  # model on stdout
     emit(view, out, lambda: rich_table(f"construction {spec.name} ({spec.source})", ["", ""], rows,
                                        caption=spec.description))
 
@@ -829,11 +849,11 @@ def add_construct(sub):
     p.add_argument("--layers", type=positive_int, help="choose among a task's constructions by depth")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="a builder option, e.g. codes=jl or k=12 (repeatable)")
-    p.add_argument("--check", type=int, default=64, metavar="K",
+    p.add_argument("--check", type=count_value, default=64, metavar="K",
                    help="verify on K random inputs, or on all inputs when n is small (0: skip)")
     p.add_argument("--out", metavar="MODEL.npz", help="write the model (models.common.save_model)")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--seed", type=int, default=0, help="seed of random codes (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of random codes (default: 0)")
     p.set_defaults(func=cmd_construct)
 
 
@@ -1009,6 +1029,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        check_destinations(args)
         args.func(args)
     except (CommcompError, CLIError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -1022,6 +1043,11 @@ def main(argv=None) -> int:
         return status
     except BrokenPipeError:
         return 0
+    except MemoryError as exc:  # past the checked limits, which are lower estimates (commcomp.limits)
+        detail = f" ({str(exc).splitlines()[0]})" if str(exc) else ""
+        print(f"commcomp: error: not enough memory for these sizes{detail}; the limits checked beforehand "
+              "are lower estimates: see docs/CONVENTIONS.md", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug, not bad input: still one line (COMMCOMP_DEBUG=1 shows the traceback)
         if os.environ.get("COMMCOMP_DEBUG"):
             raise

@@ -46,3 +46,11 @@ class UnsupportedSplitError(CommcompError, ValueError):
 
 class BackendUnavailableError(CommcompError, ImportError):
     """An array library asked for (``--backend cupy``, ``COMMCOMP_BACKEND``) is not installed here."""
+
+
+class OutputError(CommcompError):
+    """An output destination cannot be written (missing or read-only folder, a folder, a link...)."""
+
+
+class MissingDependencyError(CommcompError, ImportError):
+    """An optional extra a command needs is not installed (matplotlib for --plot, dask for --scheduler)."""

@@ -8,6 +8,9 @@ format has them) together with a code of exactly ``bits`` bits per number:
 * ``fixed:P:F``: P-bit two's-complement integers k in [-2^(P-1), 2^(P-1) - 1] standing for
   k / 2^F; round half to even, saturating at both ends (saturations are counted).
 
+The valid range of every format is stated in one place, :mod:`commcomp.formats`
+(``FORMATS_HELP``), and every parser and constructor here checks it with the same message.
+
 Values are carried as float64 arrays on the format's grid (every grid point of every format
 here is a float64, which is why fixed formats take ``P <= 53``).  Narrower formats are emulated:
 compute in float32/float64 and round onto the grid, as the Array API standard has no float16 or
@@ -41,12 +44,12 @@ from .backend import is_array, is_numpy, namespace_of, to_numpy
 from .bits import Bits, bit_array_to_uints, uints_to_bit_array
 from .codes import bits_to_codes, codes_to_bits, ieee_codes, ieee_values
 from .errors import BitsError, PrecisionError
+from .formats import (FORMATS_HELP, MAX_BOUND_BITS, MAX_FIXED_BITS, MAX_FRACTION_BITS, MIN_FIXED_BITS,
+                      check_fixed_format, fraction_bits_range)
 
-__all__ = ["Precision", "IEEEFloat", "FixedPoint", "parse_precision", "FLOAT16", "BFLOAT16",
-           "FLOAT32", "FLOAT64", "MAX_FIXED_BITS"]
-
-MAX_FIXED_BITS = 53  # every P-bit fixed-point grid point must be a float64
-
+__all__ = ["Precision", "IEEEFloat", "FixedPoint", "parse_precision", "parse_bound_bits", "FLOAT16",
+           "BFLOAT16", "FLOAT32", "FLOAT64", "MIN_FIXED_BITS", "MAX_FIXED_BITS", "MAX_FRACTION_BITS",
+           "MAX_BOUND_BITS", "FORMATS_HELP", "fraction_bits_range", "check_fixed_format"]
 
 @dataclass
 class SaturationCounter:
@@ -177,7 +180,12 @@ class IEEEFloat(Precision):
         if self.bits == 64:
             out = x
         elif self.bits == 32:
-            out = xp.astype(xp.astype(x, xp.float32), xp.float64)  # IEEE cast: nearest, ties to even
+            # IEEE cast: nearest, ties to even. Magnitudes that round past the largest float32
+            # (2^128 - 2^104; the tie 2^128 - 2^103 goes to the even neighbour, inf) become inf here,
+            # not in the cast, which would raise the overflow flag.
+            overflows = xp.abs(x) >= 2.0 ** 128 - 2.0 ** 103
+            cast = xp.astype(xp.astype(xp.where(overflows, xp.zeros_like(x), x), xp.float32), xp.float64)
+            out = xp.where(overflows, xp.copysign(xp.full_like(x, math.inf), x), cast)
         elif isinstance(x, np.ndarray):
             out = self._round_numpy(x)
         else:
@@ -237,6 +245,12 @@ class IEEEFloat(Precision):
 
     def from_codes(self, codes) -> np.ndarray:
         c = np.asarray(codes, dtype=np.uint64)
+        # NaN codes (exponent all ones, mantissa not 0) decode to the one canonical NaN. They are
+        # replaced by 0 before the cast: casting a signalling NaN to float64 raises the invalid flag.
+        field = np.uint64((1 << self.exponent_bits) - 1)
+        nan = (((c >> np.uint64(self.mantissa_bits)) & field) == field) & \
+            ((c & np.uint64((1 << self.mantissa_bits) - 1)) != 0)
+        c = np.where(nan, np.uint64(0), c)
         if self.bits == 64:
             v = c.view(np.float64).copy()
         elif self.bits == 32:
@@ -245,7 +259,7 @@ class IEEEFloat(Precision):
             v = c.astype(np.uint16).view(np.float16).astype(np.float64)
         else:
             v = (c.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-        v[np.isnan(v)] = math.nan  # one canonical NaN
+        v[nan] = math.nan
         return v
 
     def device_codes(self, rounded):
@@ -274,12 +288,9 @@ class FixedPoint(Precision):
 
     @classmethod
     def make(cls, total_bits: int, fraction_bits: int) -> "FixedPoint":
-        """Validated constructor (2 <= P <= 53, |F| <= 1000)."""
+        """Validated constructor (2 <= P <= 53, P - 1024 <= F <= 1022: see :data:`FORMATS_HELP`)."""
         total_bits, fraction_bits = int(total_bits), int(fraction_bits)
-        if not 2 <= total_bits <= MAX_FIXED_BITS:
-            raise PrecisionError(f"fixed-point bits must be in [2, {MAX_FIXED_BITS}], got {total_bits}")
-        if abs(fraction_bits) > 1000:
-            raise PrecisionError(f"fraction bits must be in [-1000, 1000], got {fraction_bits}")
+        check_fixed_format(total_bits, fraction_bits)
         return cls(name=f"fixed:{total_bits}:{fraction_bits}", bits=total_bits,
                    fraction_bits=fraction_bits)
 
@@ -330,7 +341,11 @@ class FixedPoint(Precision):
         """The integers k (as float64 holding exact integers, input's namespace) with round(x) = k / 2^F."""
         xp, x = _as_float64(x)
         nan = xp.isnan(x)
-        scaled = xp.where(nan, xp.zeros_like(x), x) * self.scale
+        # Clip first, one grid step beyond each end, so that x * 2^F cannot overflow (a value past
+        # an end still rounds past it and is counted as saturated, as inf is).
+        bounded = xp.clip(xp.where(nan, xp.zeros_like(x), x), (self.min_int - 1) / self.scale,
+                          (self.max_int + 1) / self.scale)
+        scaled = bounded * self.scale
         k = xp.round(scaled)
         out_of_range = xp.logical_or(k > self.max_int, k < self.min_int)
         self.saturations.add(int(xp.sum(xp.astype(xp.logical_or(out_of_range, nan), xp.int64))))
@@ -412,9 +427,29 @@ def parse_precision(spec) -> Precision:
         p = int(text)
         if p in (16, 32, 64):
             return _IEEE_FACTORIES[f"float{p}"]()
-        if not 2 <= p <= MAX_FIXED_BITS:
-            raise PrecisionError(f"precision {p} bits is out of range: use 2..{MAX_FIXED_BITS} "
-                                 "(fixed point) or 16/32/64 (IEEE)")
+        if not MIN_FIXED_BITS <= p <= MAX_FIXED_BITS:
+            raise PrecisionError(f"precision {p} is out of range: {FORMATS_HELP}")
         return FixedPoint.make(p, p // 2)
-    raise PrecisionError(f"unknown precision {spec!r}: use float16, bfloat16, float32, float64, "
-                         "fixed:P:F or a bit count P")
+    raise PrecisionError(f"unknown precision {spec!r}: {FORMATS_HELP}")
+
+
+def parse_bound_bits(spec) -> int:
+    """Bits per number p for the bound calculator: a format (its bit count) or an integer 1..1024.
+
+    Examples
+    --------
+    >>> parse_bound_bits("bf16"), parse_bound_bits(128), parse_bound_bits("fixed:12:6")
+    (16, 128, 12)
+    """
+    if isinstance(spec, bool):
+        raise PrecisionError(f"unknown precision {spec!r}: {FORMATS_HELP}")
+    if isinstance(spec, Precision):
+        return spec.bits
+    text = str(int(spec)) if isinstance(spec, (int, np.integer)) else str(spec).strip()
+    if re.fullmatch(r"-?\d+", text):
+        p = int(text)
+        if not 1 <= p <= MAX_BOUND_BITS:
+            raise PrecisionError(f"precision {p} is out of range for the bound calculator: p must be "
+                                 f"1..{MAX_BOUND_BITS} bits, or a format ({FORMATS_HELP})")
+        return p
+    return parse_precision(spec).bits

@@ -47,7 +47,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from commcomp.errors import InvalidParameterError
+from commcomp.errors import InvalidParameterError, TooLargeError
+from commcomp.limits import (MAX_EXHAUSTIVE_INSTANCES, MAX_INSTANCES, TOKEN_BYTES, check_int, check_memory,
+                             check_seed, largest_within)
 from commcomp.problems import get_problem
 
 from .base import ALICE, BOB, PUBLIC, SPLIT_KINDS, Reduction, describe_owners
@@ -218,6 +220,7 @@ def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[
     """
     red = make_reduction(**reduction) if isinstance(reduction, dict) else reduction
     problem = get_problem(red.problem if problem is None else problem)
+    _check_sizes(red, problem, n_max, n_random, samples, seed, owners_n_max, chunk)
     rng = np.random.default_rng(seed)
     sizes = tuple(range(red.min_n, n_max + 1))
     owner_sizes = tuple(n for n in sizes if n <= owners_n_max)
@@ -235,6 +238,33 @@ def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[
         _first_mismatch(red, problem, x, y, n)
     return CheckReport(red.name, problem.name, sizes, total, owner_sizes, random_sizes,
                        samples * len(random_sizes))
+
+
+def _check_sizes(red, problem, n_max, n_random, samples, seed, owners_n_max, chunk) -> None:
+    """The limits of :mod:`commcomp.limits` on check_reduction's sizes, before anything runs.
+
+    The exhaustive part visits every (x, y) at each n <= n_max (4^n pairs for two-string
+    problems); at n_max it may hold at most ``MAX_EXHAUSTIVE_INSTANCES`` pairs, the limit of
+    ``verify --exhaustive``. The random part draws ``samples`` instances at once at each size.
+    """
+    check_int("n_max", n_max, 0)
+    check_int("owners_n_max", owners_n_max, 0)
+    check_int("chunk", chunk, 1)
+    samples = check_int("samples", samples, 0, MAX_INSTANCES)
+    check_seed(seed)
+    if n_max >= red.min_n:
+        def pairs(v: int) -> int:
+            return 2 ** (problem.alice_input_bits(v) + problem.bob_input_bits(v))
+
+        if pairs(n_max) > MAX_EXHAUSTIVE_INSTANCES:
+            largest = largest_within(pairs, red.min_n, n_max, limit=MAX_EXHAUSTIVE_INSTANCES)
+            raise TooLargeError(f"n_max = {n_max} is over the limit n_max <= {largest} for {problem.name}: "
+                                f"{pairs(n_max)} pairs (x, y) at n = {n_max}, and exhaustive checks stop at "
+                                f"{MAX_EXHAUSTIVE_INSTANCES} (2^26)")
+    for n in n_random or ():
+        n = check_size(red.name, n, red.min_n)
+        check_memory("check_reduction", "n", n, lambda v: TOKEN_BYTES * samples * int(red.length(v)),
+                     low=red.min_n, detail=f"{samples} instances drawn at once, {TOKEN_BYTES} bytes a token")
 
 
 # -- defining tasks and reductions in a few lines ---------------------------------------------

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from commcomp.errors import InvalidParameterError, TooLargeError
+from commcomp.limits import TOKEN_BYTES, check_memory
 
 __all__ = ["ComputedBound", "computed_state_bits", "product_domain", "PRODUCT_DOMAIN_TASKS",
            "MAX_DOMAIN", "catalogue_check"]
@@ -60,6 +61,10 @@ class ComputedBound:
 
 def product_domain(task, n: int, samples: int = 4096, seed: int = 0) -> np.ndarray:
     """Every sequence in the product of the per-position token sets seen in ``samples`` samples."""
+    n = task.check_n(n) if hasattr(task, "check_n") else n
+    # the samples are drawn at once (commcomp.limits); the domain limit is checked on them below
+    check_memory(f"computed bounds for {task.name}", "n", n, lambda v: TOKEN_BYTES * samples * task.length(v),
+                 low=getattr(task, "min_n", 1), detail=f"{samples} sampled sequences, {TOKEN_BYTES} bytes a token")
     batch = task.sample(n, samples, np.random.default_rng(seed))
     tokens = np.asarray(batch.tokens)
     alphabets = [np.unique(tokens[:, j]) for j in range(tokens.shape[1])]

@@ -34,7 +34,9 @@ from typing import Callable
 
 import numpy as np
 
-from commcomp.errors import CommcompError, InvalidParameterError, UnknownNameError
+from commcomp.errors import CommcompError, UnknownNameError
+from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_BYTES, check_int, check_memory,
+                             check_seed)
 from commcomp.precision import parse_precision
 
 __all__ = ["SeparationRow", "separations", "ARCH_CLASSES", "arch_class_spec", "catalogue_length"]
@@ -215,12 +217,17 @@ def separations(n: int = 8, precision="float32", *, heads: int = 1, instances: i
     """
     from reductions.registry import TASKS, get_reduction, get_task
 
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
-    if instances < 1 or heads < 1 or width < 1:
-        raise InvalidParameterError("instances, heads and width must be >= 1")
+    n = check_int("n", n, 1, MAX_N)
+    instances = check_int("instances", instances, 1, MAX_INSTANCES)
+    heads, width = check_int("heads", heads, 1, MAX_HEADS), check_int("width", width, 1, MAX_WIDTH)
+    seed = check_seed(seed)
     fmt = parse_precision(precision)
     task_names = list(TASKS) if tasks is None else [get_task(t).name for t in tasks]
+    reductions = [get_reduction(task) for task in task_names]
+    # the reduction checks draw all `instances` at once, at each task's length
+    check_memory("separations", "n", n, lambda v: TOKEN_BYTES * instances * max(
+        (int(r.length(max(v, r.min_n))) for r in reductions), default=0),
+        detail=f"{instances} instances of the longest task, {TOKEN_BYTES} bytes a token")
     classes = list(ARCH_CLASSES) if archs is None else [arch_class_spec(a) for a in archs]
     rows = []
     for t_index, task in enumerate(task_names):

@@ -33,11 +33,11 @@ import time
 import numpy as np
 
 from commcomp.backend import is_numpy, namespace_of, to_numpy
-from commcomp.errors import InvalidParameterError
+from commcomp.limits import MAX_INSTANCES, check_int
 from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
-from .simulate.batch import run_batch
+from .simulate.batch import check_run_memory, run_batch
 from .simulate.distinct import pack_words
 from .simulate.setup import format_input, prepare
 
@@ -134,9 +134,9 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
-    budget = DEFAULT_BUDGET if budget is None else int(budget)
-    if budget < 2:
-        raise InvalidParameterError(f"budget must be >= 2, got {budget}")
+    budget = check_int("budget", DEFAULT_BUDGET if budget is None else budget, 2, MAX_INSTANCES)
+    check_run_memory("witness", sim.reduction, sim.n, kept=budget, kept_name="budget",
+                     message_bits=sim.bits_per_message)
     prob, n = sim.problem, sim.n
     rng = np.random.default_rng([int(seed), 3])
     enumerate_all = n <= 24 and (1 << n) <= budget

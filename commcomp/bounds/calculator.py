@@ -87,45 +87,23 @@ class BoundRow:
 #: Field names in order (the export column order).
 FIELDS = tuple(BoundRow.__dataclass_fields__)
 
-_FALLBACK_FORMATS = {"float16": 16, "half": 16, "bfloat16": 16, "float32": 32, "single": 32,
-                     "float64": 64, "double": 64}
-
 
 def precision_bits(precision: object) -> int:
     """Bits per number from an int, a Precision-like object (``.bits``) or a string (``"float32"``).
 
-    Strings go through :func:`commcomp.precision.parse_precision` when that module exists.
+    Strings and integers go through :func:`commcomp.precision.parse_bound_bits` (1..1024 bits, or a
+    format in the ranges of :data:`commcomp.precision.FORMATS_HELP`).
 
     Examples
     --------
     >>> precision_bits(32), precision_bits("bfloat16"), precision_bits("fixed:12:6")
     (32, 16, 12)
     """
-    if isinstance(precision, bool):
-        raise InvalidParameterError(f"precision must be a number of bits or a format name, got {precision!r}")
-    bits = getattr(precision, "bits", None)
-    if isinstance(precision, str):
-        text = precision.strip().lower()
-        if text.isdigit():
-            bits = int(text)
-        else:
-            try:
-                from commcomp.precision import parse_precision
-            except ImportError:
-                parse_precision = None
-            if parse_precision is not None:
-                bits = parse_precision(precision).bits
-            elif text in _FALLBACK_FORMATS:
-                bits = _FALLBACK_FORMATS[text]
-            elif text.startswith("fixed:") and text.split(":")[1].isdigit():
-                bits = int(text.split(":")[1])
-            else:
-                raise InvalidParameterError(f"cannot read precision {precision!r}")
-    elif hasattr(precision, "__index__"):
-        bits = int(precision)  # type: ignore[arg-type]
-    if not isinstance(bits, int) or bits < 1:
-        raise InvalidParameterError(f"precision must be >= 1 bit, got {precision!r}")
-    return bits
+    from commcomp.precision import parse_bound_bits
+
+    bits = getattr(precision, "bits", None)  # a Precision-like object
+    return bits if isinstance(bits, int) and not isinstance(precision, (str, int)) else \
+        parse_bound_bits(precision)  # the ranges of commcomp.precision.FORMATS_HELP, one message
 
 
 def _positive_ints(values: object, name: str, minimum: int) -> list[int]:

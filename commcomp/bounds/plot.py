@@ -87,5 +87,7 @@ def plot_min_width(rows: Iterable[object], path: str | os.PathLike, *, title: st
     axes.set_title(title or "Implied minimum width (solid: lower bounds, dashed: constructions)")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="x-small", loc="best")
-    figure.savefig(path)
+    from commcomp.output import write_with
+
+    write_with(path, figure.savefig)  # atomically, under the output-file policy (commcomp.output)
     return path

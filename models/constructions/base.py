@@ -41,6 +41,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from commcomp.errors import InvalidParameterError
+from commcomp.limits import MODEL_POSITION_BYTES, check_memory, check_seed
 from commcomp.precision import Precision, parse_precision
 
 __all__ = ["ConstructionSpec", "Construction", "CheckResult", "check_options", "precision_of",
@@ -318,6 +319,10 @@ class ConstructionSpec:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise InvalidParameterError(f"construction {self.name!r}: n must be an integer >= 1, "
                                         f"got {n!r}")
+        check_seed(seed)
+        # every construction holds codes for each of its >= n positions (commcomp.limits)
+        check_memory(f"construction {self.name}", "n", int(n), lambda v: MODEL_POSITION_BYTES * v,
+                     detail=f"{MODEL_POSITION_BYTES} bytes a position")
         return self.builder(int(n), precision, seed=seed, **options)
 
     def row(self) -> dict:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from commcomp.errors import CommcompError, InvalidParameterError
+from commcomp.limits import MAX_INSTANCES, check_int
 
 from .base import CheckResult, Construction, ConstructionSpec
 
@@ -116,7 +117,7 @@ def check_construction(construction: Construction, *, inputs=None, samples: int 
             inputs = np.asarray(inputs)
         blocks += [take_rows(inputs, slice(i, i + step)) for i in range(0, count_rows(inputs), step)]
     rng = np.random.default_rng(seed)
-    left = int(samples)
+    left = check_int("samples", samples, 0, MAX_INSTANCES)
     while blocks or left > 0:
         if blocks:
             chunk = blocks.pop(0)

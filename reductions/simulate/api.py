@@ -21,9 +21,10 @@ import numpy as np
 
 from commcomp.backend import count_true, to_numpy
 from commcomp.errors import InvalidParameterError
+from commcomp.limits import MAX_INSTANCES, check_int
 
-from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages, chunk_rows,
-                    exhaustive_batches, random_batches, run_batch)
+from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages,
+                    check_run_memory, chunk_rows, exhaustive_batches, random_batches, run_batch)
 from .setup import format_input, parse_input, prepare
 
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
@@ -157,6 +158,10 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     size = chunk_rows(sim.split.length, rows)
+    if not exhaustive:
+        instances = check_int("instances", DEFAULT_INSTANCES if instances is None else instances, 1, MAX_INSTANCES)
+    check_run_memory("verify", sim.reduction, sim.n, rows, kept=0 if exhaustive else instances,
+                     message_bits=sim.bits_per_message)
     if exhaustive:
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
         batches = exhaustive_batches(sim.problem, sim.n, size, MAX_EXHAUSTIVE_INSTANCES if sim.backend in

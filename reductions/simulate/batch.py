@@ -19,6 +19,7 @@ import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import TooLargeError
+from commcomp.limits import MAX_EXHAUSTIVE_INSTANCES, MESSAGE_OVERHEAD_BYTES, TOKEN_BYTES, check_memory
 from commcomp.protocol import ALICE, BatchTranscript, run_protocol
 
 from ..base import EncodedBatch
@@ -26,9 +27,8 @@ from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES"]
+           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
 
-MAX_EXHAUSTIVE_INSTANCES = 1 << 26
 MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
 
@@ -134,6 +134,26 @@ def chunk_rows(length: int, rows: int | None = None) -> int:
     if rows is not None:
         return max(1, int(rows))
     return int(max(512, min(MAX_CHUNK_ROWS, (1 << 23) // max(1, length))))
+
+
+def check_run_memory(what: str, reduction, n: int, rows: int | None = None, *, kept: int = 0,
+                     kept_name: str = "instances", message_bits: int = 0) -> None:
+    """Refuse, before any batch is drawn, a run whose working set passes the memory limit.
+
+    One chunk of instances at the task's length (:func:`chunk_rows`, ``TOKEN_BYTES`` a token) must
+    fit, and so must ``kept`` packed messages of ``message_bits`` bits (the distinct-message count
+    keeps up to one per instance). See :mod:`commcomp.limits`.
+    """
+    def chunk_bytes(v: int) -> int:
+        length = int(reduction.length(v))
+        return TOKEN_BYTES * chunk_rows(length, rows) * length
+
+    check_memory(what, "n", int(n), chunk_bytes, low=reduction.min_n,
+                 detail=f"one chunk of instances, {TOKEN_BYTES} bytes a token")
+    if kept:
+        per = (int(message_bits) + 7) // 8 + MESSAGE_OVERHEAD_BYTES
+        check_memory(what, kept_name, int(kept), lambda k: k * per,
+                     detail=f"up to one {per}-byte message kept per instance")
 
 
 def exhaustive_batches(problem, n: int, rows: int, limit: int = MAX_EXHAUSTIVE_INSTANCES):

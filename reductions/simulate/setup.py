@@ -25,6 +25,7 @@ import numpy as np
 from commcomp.architectures import get_architecture
 from commcomp.backend import backend_name, namespace, namespace_of
 from commcomp.errors import InvalidParameterError, UnknownNameError, UnsupportedSplitError
+from commcomp.limits import MAX_HEADS, MAX_LAYERS, MAX_N, MAX_WIDTH, check_int, check_seed
 from commcomp.precision import Precision, parse_precision
 from commcomp.problems import Problem, get_problem
 
@@ -34,7 +35,6 @@ from ..registry import get_reduction
 __all__ = ["Simulation", "prepare", "refuse_unsplittable", "answer_classes", "MAX_N", "DEFAULT_WIDTH",
            "format_input", "parse_input", "check_weights_file"]
 
-MAX_N = 1 << 20          # problem sizes beyond this are refused (token arrays would not fit)
 DEFAULT_WIDTH = 4
 
 
@@ -197,12 +197,7 @@ def answer_classes(reduction: Reduction, n: int, cot: bool = False) -> int:
 
 
 def _check_int(value, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        top = f" and <= {high}" if high is not None else ""
-        raise InvalidParameterError(f"{name} must be >= {low}{top}, got {value}")
-    return int(value)
+    return check_int(name, value, low, high)  # the limits of commcomp.limits, one message
 
 
 def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, cot):
@@ -328,6 +323,7 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
     xp = namespace(backend) if (model is None or backend is not None) else None
     reduction = get_reduction(task, problem)
     n = _check_int(n, "n", max(1, reduction.min_n), MAX_N)
+    seed = check_seed(seed)
     reduction.check_n(n)
     prob = get_problem(reduction.problem)
     if cot and not hasattr(reduction.task, "check_cot"):
@@ -347,11 +343,11 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
     if model is None and weights not in ("random", "construction") and Path(str(weights)).is_file():
         info = check_weights_file(weights, spec.name, reduction, n, cot, width, layers, heads)
         width, layers, heads = info.width, info.layers, info.heads
-    layers = _check_int(1 if layers is None else layers, "layers", 1, 64)
-    heads = _check_int(1 if heads is None else heads, "heads", 1, 1024)
+    layers = _check_int(1 if layers is None else layers, "layers", 1, MAX_LAYERS)
+    heads = _check_int(1 if heads is None else heads, "heads", 1, MAX_HEADS)
     refuse_unsplittable(spec.name, layers, reduction)
     if model is None:
-        width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, 4096)
+        width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, MAX_WIDTH)
         if spec.width_multiple_of == "heads" and width % heads:
             raise InvalidParameterError(f"{spec.name}: width {width} is not a multiple of heads {heads}")
         model = _build(spec.name, reduction, n, precision, width, layers, heads, weights, seed, cot)

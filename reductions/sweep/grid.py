@@ -28,7 +28,7 @@ import itertools
 import json
 from dataclasses import dataclass
 
-from .spec import SweepSpec
+from .spec import SweepSpec, check_grid_size
 
 __all__ = ["GridPoint", "canonical_json", "point_seed", "expand_grid", "grid_size"]
 
@@ -82,6 +82,7 @@ def grid_size(spec: SweepSpec) -> int:
 def expand_grid(spec: SweepSpec) -> list[GridPoint]:
     """Every point of ``spec``'s grid, in grid order (repeats innermost)."""
     axes = dict(spec.axes)
+    check_grid_size(spec)
     if spec.repeats > 1:
         axes["repeat"] = tuple(range(spec.repeats))
     names = list(axes)

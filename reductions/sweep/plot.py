@@ -133,6 +133,10 @@ def plot_sweep(rows: list[StoredRow], path: str, x: str = "n", group: str = "arc
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    from commcomp.output import write_with
+
+    try:
+        write_with(path, fig.savefig)  # atomically, under the output-file policy (commcomp.output)
+    finally:
+        plt.close(fig)
     return titles

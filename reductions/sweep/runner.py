@@ -33,6 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from commcomp.output import require_module
+
 from .engine import defer_interrupt, make_engine
 from .grid import GridPoint, expand_grid
 from .operations import get_operation
@@ -141,6 +143,8 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
     """
     operation = get_operation(spec.operation)
     operation.require_available()
+    if engine is None and (scheduler or spec.scheduler):  # before the database exists: nothing left behind
+        require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
     started, started_at = time.perf_counter(), time.time()
     skip_done = None if force else ("ok" if retry_errors else "any")
     with terminate_as_interrupt(), ResultStore(db_path) as store:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from commcomp.errors import CommcompError, InvalidParameterError
+from commcomp.limits import MAX_SEED, MAX_SWEEP_POINTS, check_int
 
 __all__ = ["SweepSpec", "SweepSpecError", "load_spec", "spec_from_mapping", "parse_axis_text",
            "parse_param_text", "parse_scalar", "normalise_name", "RESERVED_NAMES"]
@@ -260,6 +261,14 @@ def spec_from_mapping(data: dict, source: str | None = None) -> SweepSpec:
     return _validated(spec) if operation else spec
 
 
+def check_grid_size(spec: SweepSpec) -> int:
+    """The number of grid points (axes x repeats), refused past ``MAX_SWEEP_POINTS`` before any is built."""
+    total = max(1, int(spec.repeats))
+    for values in spec.axes.values():
+        total *= len(values)
+    return check_int("sweep points", total, 0, MAX_SWEEP_POINTS)
+
+
 def _validated(spec: SweepSpec) -> SweepSpec:
     """Check the operation exists and accepts every parameter and axis name."""
     from .operations import get_operation
@@ -269,8 +278,9 @@ def _validated(spec: SweepSpec) -> SweepSpec:
     op = get_operation(spec.operation)
     if spec.operation != op.name:  # an alias: store the canonical name
         spec = replace(spec, operation=op.name, name=op.name if spec.name == spec.operation else spec.name)
-    if isinstance(spec.seed, bool) or not isinstance(spec.seed, int) or spec.seed < 0:
-        raise SweepSpecError(f"the sweep seed must be an integer >= 0, got {spec.seed!r}")
+    if isinstance(spec.seed, bool) or not isinstance(spec.seed, int) or not 0 <= spec.seed <= MAX_SEED:
+        raise SweepSpecError(f"the sweep seed must be an integer in 0..{MAX_SEED}, got {spec.seed!r}")
+    check_grid_size(spec)
     if "repeat" in spec.axes or "repeat" in spec.params:
         if spec.repeats > 1:
             raise SweepSpecError("give either repeats or an axis named 'repeat', not both")

@@ -1,0 +1,188 @@
+"""Bad input over every subcommand, in process through ``cli.main`` (issue 13).
+
+Every row is one class of bad input: a bad output destination (a symbolic link, a folder, a
+missing or read-only folder, a dangling link, a block device), a size past its documented limit,
+a negative or absurd seed/count, an out-of-range number format. Each must end with exit
+status 2, exactly one line on stderr naming what was wrong, nothing on stdout, no traceback,
+and no file left behind (the folder is compared before and after; a link's target is unchanged).
+"""
+
+import os
+import stat
+
+import pytest
+
+import cli
+
+# commands that run quickly when their arguments are good, so that a bad destination is the only fault
+QUICK = {
+    "list": ["list", "tasks"],
+    "bounds": ["bounds", "--n", "16", "--task", "index-lookup", "--arch", "elman"],
+    "bounds-computed": ["bounds", "--n", "3", "--computed", "--task", "index-lookup"],
+    "simulate": ["simulate", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "float32"],
+    "verify": ["verify", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "float32",
+               "--instances", "8"],
+    "witness": ["witness", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "fixed:4:2",
+                "--width", "1"],
+    "construct": ["construct", "index-lookup", "--n", "4", "--check", "0"],
+    "matrix": ["matrix", "index", "--n", "2"],
+    "separations": ["separations", "--n", "2", "--task", "index-lookup", "--arch", "recurrent",
+                    "--instances", "2"],
+    "sweep-run": ["sweep", "run", "--op", "selftest", "--axis", "n=1,2", "--workers", "0"],
+    "sweep-ops": ["sweep", "ops"],
+    "import": ["import", "torch", os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                                               "tiny_lstm_index_lookup.state_dict.npz"), "--arch", "lstm"],
+}
+
+
+def _listing(folder):
+    return sorted(os.listdir(folder))
+
+
+def _expect_one_line_exit_2(capsys, argv, folder, *needles):
+    before = _listing(folder)
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 2, (argv, code, err)
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err and "internal error" not in err, err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert _listing(folder) == before  # nothing left behind: no output, no temporary, no database
+    return lines[0]
+
+
+@pytest.fixture
+def place(tmp_path, monkeypatch):
+    """A folder holding a regular file, a link to it, a dangling link and a subfolder; cwd there."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COMMCOMP_MEMORY_LIMIT", "1G")
+    (tmp_path / "target.txt").write_text("keep\n")
+    os.symlink("target.txt", tmp_path / "link.txt")
+    os.symlink("nowhere.txt", tmp_path / "dangling.txt")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o555)  # read-only for a user; root writes anyway, so root uses /sys below
+    yield tmp_path
+    os.chmod(tmp_path / "ro", 0o755)
+
+
+READ_ONLY = "/sys/commcomp-out.txt" if os.geteuid() == 0 else "ro/out.txt"
+
+
+# -- output destinations: every command that writes, every class ------------------------------
+DESTINATIONS = [  # (class, path relative to the fixture folder, words the message must hold)
+    ("symlink", "link.txt", ("link.txt", "symbolic link")),
+    ("dangling symlink", "dangling.txt", ("dangling.txt", "does not exist")),
+    ("folder as the file", "folder", ("folder", "is a folder")),
+    ("missing folder", "no/such/out.txt", ("no/such/out.txt", "does not exist")),
+    ("read-only folder", READ_ONLY, (READ_ONLY, "not writable")),
+]
+
+
+@pytest.mark.parametrize("command", sorted(QUICK))
+@pytest.mark.parametrize("kind,path,needles", DESTINATIONS, ids=[d[0] for d in DESTINATIONS])
+def test_bad_out_destination(capsys, place, command, kind, path, needles):
+    argv = QUICK[command] + ["--out", path]
+    _expect_one_line_exit_2(capsys, argv, place, *needles)
+    assert os.path.islink(place / "link.txt") and (place / "target.txt").read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("argv", [
+    QUICK["bounds"] + ["--plot", "folder"],
+    QUICK["sweep-run"] + ["--plot", "no/such/p.png"],
+    QUICK["sweep-run"] + ["--db", "folder"],
+    QUICK["sweep-run"] + ["--db", "no/such/r.sqlite"],
+    QUICK["sweep-run"] + ["--db", "-"],
+    QUICK["sweep-run"] + ["--db", "dangling.txt"],
+], ids=["bounds-plot-folder", "sweep-plot-missing", "sweep-db-folder", "sweep-db-missing", "sweep-db-stdout",
+        "sweep-db-dangling"])
+def test_bad_plot_and_database_destinations(capsys, place, argv):
+    _expect_one_line_exit_2(capsys, argv, place)
+
+
+def test_block_device_is_refused(capsys, place):
+    devices = [os.path.join("/dev", d) for d in sorted(os.listdir("/dev"))
+               if stat.S_ISBLK(os.stat(os.path.join("/dev", d)).st_mode)] if os.path.isdir("/dev") else []
+    if not devices:
+        pytest.skip("no block device here")
+    line = _expect_one_line_exit_2(capsys, QUICK["list"] + ["--out", devices[0]], place, "block device")
+    assert stat.S_ISBLK(os.stat(devices[0]).st_mode)  # still a device node
+    assert devices[0] in line
+
+
+# -- optional extras and destinations are checked before any work (nothing left behind) --------
+def test_sweep_plot_without_matplotlib_stops_before_the_sweep(capsys, place, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    _expect_one_line_exit_2(capsys, QUICK["sweep-run"] + ["--plot", "p.png", "--db", "r.sqlite"], place,
+                            "matplotlib")
+
+
+def test_scheduler_without_dask_leaves_no_database(capsys, place, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)
+    _expect_one_line_exit_2(capsys, QUICK["sweep-run"] + ["--scheduler", "tcp://127.0.0.1:1", "--db", "r.sqlite"],
+                            place, "Dask")
+
+
+def test_sweep_out_into_missing_folder_runs_nothing(capsys, place):
+    _expect_one_line_exit_2(capsys, QUICK["sweep-run"] + ["--db", "r.sqlite", "--out", "no/t.txt"], place,
+                            "no/t.txt")
+
+
+# -- sizes and values: every class, the limit in the message ----------------------------------
+VALUES = [
+    ("separations n", ["separations", "--n", "1000000000"], ("n <= 1048576",)),
+    ("separations n memory", ["separations", "--n", "1000000", "--instances", "1000", "--task", "index-lookup"],
+     ("n = 1000000", "limit n <=", "memory limit is 1.0 GiB")),
+    ("separations width", ["separations", "--width", "1000000000", "--task", "index-lookup"], ("width <= 4096",)),
+    ("separations seed", ["separations", "--seed", "-1"], ("seed", "0..")),
+    ("separations instances", ["separations", "--instances", "0"], ("--instances",)),
+    ("construct n", ["construct", "index-lookup", "--n", "1000000000"], ("limit n <=", "memory limit")),
+    ("construct check", ["construct", "index-lookup", "--n", "4", "--check", "-1"], ("--check", ">= 0")),
+    ("construct seed", ["construct", "index-lookup", "--n", "4", "--seed", "-5"], ("seed",)),
+    ("construct precision", ["construct", "index-lookup", "--n", "4", "--precision", "fixed:99:3"],
+     ("fixed:99:3", "2 <= P <= 53")),
+    ("bounds computed n", ["bounds", "--n", "1000000000", "--computed", "--task", "index-lookup"],
+     ("limit n <=",)),
+    ("bounds precision", ["bounds", "--n", "8", "--precision", "2000"], ("1..1024",)),
+    ("verify instances", QUICK["verify"][:-2] + ["--instances", "1000000000000"], ("instances <= ",)),
+    ("verify instances memory", QUICK["verify"][:-2] + ["--instances", "100000000"],
+     ("instances = 100000000", "memory limit")),
+    ("verify seed", QUICK["verify"] + ["--seed", "-1"], ("seed",)),
+    ("verify width", QUICK["verify"] + ["--width", "100000"], ("width <= 4096",)),
+    ("verify layers", QUICK["verify"] + ["--layers", "1000"], ("layers <= 64",)),
+    ("verify n", ["verify", "index-lookup", "--arch", "elman", "--n", "2000000", "--precision", "float32",
+                  "--instances", "8"], ("n <= 1048576",)),
+    ("verify precision F", ["verify", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "fixed:8:2000",
+                            "--instances", "8"], ("fixed:8:2000", "P-1024 <= F <= 1022")),
+    ("simulate seed", QUICK["simulate"] + ["--seed", "99999999999999999999"], ("seed",)),
+    ("simulate precision P", QUICK["simulate"][:-1] + ["99"], ("precision 99", "2 <= P <= 53")),
+    ("simulate heads", ["simulate", "index-lookup", "--arch", "transformer", "--n", "4", "--precision", "float32",
+                        "--heads", "5000"], ("heads <= 1024",)),
+    ("witness budget", QUICK["witness"] + ["--budget", "1000000000000"], ("budget <= ",)),
+    ("witness seed", QUICK["witness"] + ["--seed", "-1"], ("seed",)),
+    ("matrix n", ["matrix", "index", "--n", "100"], ("n <= 14",)),
+    ("import missing file", ["import", "torch", "no-such.pt", "--arch", "lstm", "--out", "m.npz"], ("no-such.pt",)),
+    ("import wrong arch", QUICK["import"][:-1] + ["gru", "--out", "m.npz"], ("nn.GRU", "use --arch lstm")),
+    ("sweep seed", QUICK["sweep-run"] + ["--seed", "-1", "--db", "r.sqlite"], ("seed",)),
+    ("sweep workers", QUICK["sweep-run"][:-2] + ["--workers", "-1", "--db", "r.sqlite"], ("--workers",)),
+    ("sweep workers absurd", QUICK["sweep-run"][:-2] + ["--workers", "100000", "--db", "r.sqlite"], ("1024",)),
+    ("sweep repeats", QUICK["sweep-run"] + ["--repeats", "1000000000", "--db", "r.sqlite"],
+     ("sweep points <= 1048576",)),
+    ("sweep axes", ["sweep", "run", "--op", "selftest", "--axis", "n=" + ",".join(map(str, range(1100))),
+                    "--axis", "m=" + ",".join(map(str, range(1000))), "--db", "r.sqlite"], ("sweep points <= ",)),
+]
+
+
+@pytest.mark.parametrize("argv,needles", [v[1:] for v in VALUES], ids=[v[0] for v in VALUES])
+def test_bad_value(capsys, place, argv, needles):
+    _expect_one_line_exit_2(capsys, argv, place, *needles)
+
+
+def test_every_subcommand_has_a_row():
+    """The tables above cover every subcommand the parser knows."""
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    covered = {argv[0] for argv in QUICK.values()} | {row[1][0] for row in VALUES}
+    assert set(sub.choices) <= covered, set(sub.choices) - covered
