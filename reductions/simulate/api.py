@@ -27,6 +27,7 @@ from .setup import format_input, parse_input, prepare
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
 
 DEFAULT_INSTANCES = 1000
+VERIFY_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "plain")
 
 
 def _floats(a) -> list:
@@ -127,7 +128,7 @@ def _describe(sim, message):
 
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
-           method="prefix-tree", rows=None, progress=None) -> dict:
+           method="auto", rows=None, progress=None, max_states=None, max_bytes=None) -> dict:
     """A reduction and a model checked over ``instances`` random instances or all of them.
 
     Returns the ``verify`` JSON of DESIGN §4: ``faithful`` and ``correct`` are fractions of the
@@ -137,18 +138,34 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, h
 
     Parameters
     ----------
-    method : {"prefix-tree", "plain"}
-        How exhaustive runs of recurrent models run the recurrence: over the prefix tree of the
-        inputs (shared prefixes computed once) or row by row.
+    method : {"auto", "reachable-states", "prefix-tree", "enumerate", "plain"}
+        How exhaustive runs go. ``auto`` (default): over the reachable states of a one-way
+        recurrent split (:mod:`reductions.reachable`; exact counts at any n) where it applies, else,
+        with the reason in ``fallback``, ``prefix-tree`` for recurrent models (every input, shared
+        prefixes computed once) and ``enumerate`` (``plain``: row by row) for the others. The
+        result's ``method`` says which ran (``sample`` for random instances).
+    max_states, max_bytes : int, optional
+        The reachable-states budget (:func:`reductions.reachable.engine.explore`).
     rows : int, optional
         Instances per chunk (default: about 2^23 tokens per chunk).
     progress : callable ``(done, total)``, optional
         Called after every chunk.
     """
-    if method not in ("prefix-tree", "plain"):
-        raise InvalidParameterError(f"method must be 'prefix-tree' or 'plain', got {method!r}")
+    if method not in VERIFY_METHODS:
+        raise InvalidParameterError(f"method must be one of {', '.join(VERIFY_METHODS)}, got {method!r}")
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model)
+    fallback = None
+    if exhaustive and method in ("auto", "reachable-states"):
+        from ..reachable.api import ReachableFallback, reachable_verify
+
+        try:
+            return reachable_verify(sim, max_states=max_states, max_bytes=max_bytes)
+        except ReachableFallback as why:
+            if method == "reachable-states":
+                raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
+            fallback = str(why)
+    method = {"auto": "prefix-tree", "enumerate": "plain"}.get(method, method)
     size = chunk_rows(sim.split.length, rows)
     if exhaustive:
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
@@ -184,7 +201,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, h
         "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
         "weights": sim.weights, "seed": int(seed),
         "instances": counts["instances"], "exhaustive": bool(exhaustive),
-        "method": runner if exhaustive else "plain",
+        "method": {"plain": "enumerate"}.get(runner, runner) if exhaustive else "sample", "fallback": fallback,
         "faithful": counts["faithful"] / k if exact else None, "faithful_count": counts["faithful"],
         "exact": exact, "max_abs_difference": diff,
         "correct": counts["correct"] / k, "correct_count": counts["correct"],
