@@ -60,14 +60,16 @@ def simulate_instance(sim, x=None, y=None, seed: int = 0):
 
 
 def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1, problem=None,
-             weights="random", x=None, y=None, seed=0, cot=False, model=None) -> dict:
+             weights="random", x=None, y=None, seed=0, cot=False, model=None, trajectory=False) -> dict:
     """One instance, step by step: the ``simulate`` JSON of DESIGN §4 (and more for the table).
 
     Fields beyond DESIGN's: ``layers, heads, tokens`` (the task sequence as token names),
     ``read_positions, split`` (how the model is split), ``bits_per_message``, ``exact``,
     ``max_abs_difference``, ``model_answer``, ``rounds[].numbers`` (each message decoded),
     ``continuation`` (Bob's positions and tokens), ``bob_step`` (what Bob computes, where the split
-    says it in words; else None), ``cot_valid`` (chain of thought).
+    says it in words; else None), ``cot_valid`` (chain of thought); with ``trajectory=True`` (a
+    recurrent split) ``trajectory``, the state after each of Alice's steps
+    (:func:`reductions.reachable.trajectory.alice_trajectory`), and ``trajectory_matches_message``.
     """
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model)
@@ -104,6 +106,12 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1,
         "truth": bool(res.truth[0]), "correct": bool(res.correct[0]),
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
     }
+    if trajectory:
+        from ..reachable.trajectory import alice_trajectory
+
+        out["trajectory"] = alice_trajectory(sim, res.encoded.tokens[0])
+        out["trajectory_matches_message"] = bool(out["trajectory"]) and \
+            out["trajectory"][-1]["hex"] == (rounds[0]["hex"] if rounds else None)
     if sim.cot:
         out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, res.protocol.generated)[0])
     return out
