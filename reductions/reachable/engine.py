@@ -39,7 +39,7 @@ from ..simulate.running import take_rows
 from .letters import AliceLetters, alice_letters
 from .stepping import canonical, state_rows_numpy, step_rows
 
-__all__ = ["Level", "Collision", "ReachableStates", "explore", "DEFAULT_MAX_STATES", "DEFAULT_MAX_BYTES"]
+__all__ = ["Level", "Collision", "ReachableStates", "explore", "explore_model", "DEFAULT_MAX_STATES", "DEFAULT_MAX_BYTES"]
 
 DEFAULT_MAX_STATES = 1 << 15   # classes at one level
 DEFAULT_MAX_BYTES = 1 << 28    # states, messages, tables and counts kept (256 MiB)
@@ -206,9 +206,15 @@ def explore(sim, *, max_states: int = DEFAULT_MAX_STATES, max_bytes: int = DEFAU
     if sim.split.kind != "recurrent":
         raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent splits, not "
                                     f"{sim.split.kind}")
-    start = time.perf_counter()
-    model = sim.model
     layout = alice_letters(sim.reduction, sim.n, sim.seed) if layout is None else layout
+    return explore_model(sim.model, layout, max_states=max_states, max_bytes=max_bytes, progress=progress)
+
+
+def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_STATES,
+                  max_bytes: int = DEFAULT_MAX_BYTES, progress=None) -> ReachableStates:
+    """:func:`explore` for a recurrent model and a layout of Alice's positions given directly
+    (a model outside the registry's tasks, e.g. a construction over its own vocabulary)."""
+    start = time.perf_counter()
     keys, state = canonical(model, model.init_state(1))
     counts = np.array([1 << len(layout.unread)], dtype=object)
     reach = ReachableStates(layout, [], [1], state, keys)
