@@ -28,7 +28,7 @@ from commcomp.problems import get_problem
 
 from ..simulate.recurrent import split_point
 
-__all__ = ["AliceLetters", "alice_letters", "NotPositionwiseError", "CHECK_SAMPLES"]
+__all__ = ["AliceLetters", "alice_letters", "probe_positions", "NotPositionwiseError", "CHECK_SAMPLES"]
 
 CHECK_SAMPLES = 64  # random x whose encoding must match the layout exactly
 
@@ -90,7 +90,7 @@ def _bob_rows(problem, n: int, batch: int) -> np.ndarray:
 
 
 def alice_letters(reduction, n: int, seed: int = 0) -> AliceLetters:
-    """Probe and check the layout of Alice's positions (module docstring).
+    """Probe and check the layout of Alice's positions ``0..split_at-1`` (module docstring).
 
     Raises
     ------
@@ -100,31 +100,38 @@ def alice_letters(reduction, n: int, seed: int = 0) -> AliceLetters:
         When a position depends on several bits, a bit is read at two positions, or a random x
         encodes to other tokens than the layout predicts.
     """
-    owners = reduction.owners(n)
-    s = split_point(owners)
+    s = split_point(reduction.owners(n))
+    bit_at, table, unread = probe_positions(reduction, n, np.arange(s), seed)
+    return AliceLetters(int(n), int(s), bit_at, table, unread)
+
+
+def probe_positions(reduction, n: int, positions, seed: int = 0):
+    """``(bit_at, tokens, unread)`` of :class:`AliceLetters` for the given sequence positions
+    (Alice's prefix, or her own positions anywhere for a partition split), probed and checked."""
+    positions = np.asarray(positions, dtype=np.int64)
     problem = get_problem(reduction.problem)
     probes = np.vstack([np.zeros((1, n), np.uint8), np.eye(n, dtype=np.uint8)])  # (n + 1, n)
-    tokens = reduction.encode(probes, _bob_rows(problem, n, n + 1), n).tokens[:, :s]  # (n + 1, s)
+    tokens = reduction.encode(probes, _bob_rows(problem, n, n + 1), n).tokens[:, positions]  # (n + 1, k)
     base = tokens[0]
-    changed = tokens[1:] != base  # (n, s): bit i moves position t
+    changed = tokens[1:] != base  # (n, k): bit i moves position t
     per_position = changed.sum(axis=0)
     if np.any(per_position > 1):
-        t = int(np.nonzero(per_position > 1)[0][0])
+        t = int(positions[np.nonzero(per_position > 1)[0][0]])
         raise NotPositionwiseError(f"{reduction.name}: position {t} depends on several bits of x")
     per_bit = changed.sum(axis=1)
     if np.any(per_bit > 1):
         i = int(np.nonzero(per_bit > 1)[0][0])
         raise NotPositionwiseError(f"{reduction.name}: bit {i} of x is written at several positions")
-    bit_at = np.full(s, -1, dtype=np.int64)
-    bits, positions = np.nonzero(changed)
-    bit_at[positions] = bits
-    table = np.stack([base, base], axis=1).astype(np.int64)  # (s, 2)
-    table[positions, 1] = tokens[bits + 1, positions]
-    layout = AliceLetters(int(n), int(s), bit_at, table, np.setdiff1d(np.arange(n), bits))
+    bit_at = np.full(len(positions), -1, dtype=np.int64)
+    bits, at = np.nonzero(changed)
+    bit_at[at] = bits
+    table = np.stack([base, base], axis=1).astype(np.int64)  # (k, 2)
+    table[at, 1] = tokens[bits + 1, at]
+    layout = AliceLetters(int(n), len(positions), bit_at, table, np.setdiff1d(np.arange(n), bits))
     rng = np.random.default_rng([int(seed), 11])
     xs = np.vstack([np.ones((1, n), np.uint8), rng.integers(0, 2, size=(CHECK_SAMPLES, n), dtype=np.uint8)])
-    got = reduction.encode(xs, _bob_rows(problem, n, len(xs)), n).tokens[:, :s]
+    got = reduction.encode(xs, _bob_rows(problem, n, len(xs)), n).tokens[:, positions]
     if not np.array_equal(got, layout.prefix_tokens(xs)):
         raise NotPositionwiseError(f"{reduction.name}: the encoding of x is not one bit per position "
                                    "(a random x encodes to other tokens than the probed layout)")
-    return layout
+    return bit_at, table, layout.unread
