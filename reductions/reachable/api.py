@@ -41,6 +41,10 @@ class ReachableFallback(CommcompError):
 
 def explore_sim(sim, max_states=None, max_bytes=None, progress=None):
     """:func:`~.engine.explore` that raises :class:`ReachableFallback` instead of stopping short."""
+    if sim.split.kind == "transformer":
+        raise ReachableFallback(f"a {sim.split.rounds}-round Transformer split: complete searches run on the "
+                                "one-round split's partial sums (a two-round reply depends on Bob's query)"
+                                if sim.split.rounds == 2 else "the partial sums are not exact (no precision)")
     if sim.split.kind != "recurrent":
         raise ReachableFallback(f"the engine runs one-way recurrent splits; this is a {sim.split.kind} split")
     if sim.cot:
@@ -96,12 +100,38 @@ def _witness(sim, reach, seed: int) -> dict:
 
 
 def reachable_witness(sim, *, max_states=None, max_bytes=None, budget=None) -> dict:
-    """The ``witness`` JSON from the reachable states (raises :class:`ReachableFallback`)."""
+    """The ``witness`` JSON from the reachable states (raises :class:`ReachableFallback`): of the
+    one-way recurrent split, or of the one-round 1-layer Transformer split's exact partial sums."""
+    if sim.split.kind == "transformer" and sim.split.rounds == 1 and sim.split.exact:
+        return _transformer_witness(sim, max_states, budget)
     reach = explore_sim(sim, max_states, max_bytes)
     out = _header(sim)
     out.update(_witness(sim, reach, sim.seed))
     out.update(_levels(reach))
     out["budget"] = budget
+    return out
+
+
+def _transformer_witness(sim, max_states, budget) -> dict:
+    from .transformer import partial_sums_of
+
+    try:
+        sums = partial_sums_of(sim, max_states or DEFAULT_MAX_STATES)
+    except UnsupportedSplitError as exc:
+        raise ReachableFallback(str(exc)) from None
+    if not sums["complete"]:
+        raise ReachableFallback(sums["runs"][0]["stopped"])
+    out = _header(sim)
+    w = dict(sums["witness"])
+    w.setdefault("proved", not w["found"] and w["complete"])
+    for key in ("x", "x_prime", "y", "model_answer_x", "model_answer_x_prime", "truth_x", "truth_x_prime"):
+        w.setdefault(key, None)
+    sizes = sums["runs"][0]["sizes"]
+    out.update(w)
+    out.update({"method": "reachable-states", "tried": 2 ** sim.n, "budget": budget,
+                "distinct_messages": sizes[-1], "distinct_messages_per_level": sizes,
+                "message_bits": math.log2(sizes[-1]), "alice_positions": sums["alice_positions"],
+                "sums_match_model": sums["sums_match_model"], "faithful": sums["faithful"]})
     return out
 
 

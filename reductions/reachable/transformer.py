@@ -37,7 +37,7 @@ from ..simulate.setup import prepare
 from .letters import AliceLetters, probe_positions
 from .separate import separating_y
 
-__all__ = ["reachable_partial_sums", "explore_sums", "MAX_QUERIES"]
+__all__ = ["reachable_partial_sums", "partial_sums_of", "explore_sums", "MAX_QUERIES"]
 
 MAX_QUERIES = 32   # Bob's queries explored in a two-round split (all when there are no more)
 _TERM_ROWS = 256   # (position, token) rows per call of model.partial
@@ -113,6 +113,14 @@ def reachable_partial_sums(task, arch="transformer", n=8, precision="fixed:8:4",
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, heads=heads, problem=problem, weights=weights,
                   seed=seed, model=model)
+    out = partial_sums_of(sim, max_states)
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def partial_sums_of(sim, max_states: int = 1 << 15) -> dict:
+    """:func:`reachable_partial_sums` for a prepared simulation."""
+    seed = sim.seed
     split = sim.split
     if split.kind != "transformer" or not split.exact:
         raise UnsupportedSplitError("partial sums are explored for the exact 1-layer Transformer split "
@@ -152,7 +160,6 @@ def reachable_partial_sums(task, arch="transformer", n=8, precision="fixed:8:4",
            "distinct_messages": max(final), "message_bits": math.log2(max(final)),
            "sums_match_model": bool(ok_sums), "faithful": bool(ok_bob),
            "witness": witness or {"found": False, "complete": False, "note": "no exploration finished"}}
-    out["seconds"] = time.perf_counter() - start
     return out
 
 

@@ -52,3 +52,13 @@ def test_two_rounds_explore_each_query():
     assert out["rounds"] == 2 and out["queries_explored"] == 6
     for run in out["runs"]:
         assert run["sizes"] == _brute_sizes(sim, np.int64(run["y"]))
+
+
+def test_witness_uses_the_partial_sums_of_a_one_round_split():
+    from reductions.witness import find_witness
+
+    w = find_witness("string-equality", "transformer", 300, "fixed:4:2", width=1)
+    assert w["method"] == "reachable-states" and w["complete"] and w["found"]
+    assert w["model_answer_x"] == w["model_answer_x_prime"] and w["truth_x"] != w["truth_x_prime"]
+    two = find_witness("index-lookup", "transformer", 6, "fixed:4:2", width=1)
+    assert two["method"] != "reachable-states" and "2-round" in two["fallback"]
