@@ -87,10 +87,10 @@ def bob_table(sim, reach, *, max_rows: int = DEFAULT_BOB_ROWS, sample: int = DEF
     Y = len(ys)
     tokens = sim.reduction.encode(np.repeat(reps[:1], Y, axis=0), ys, n).tokens  # Bob's part is x-free
     rows = np.repeat(np.arange(S), Y)  # (S * Y,) class of each row
-    tokens = np.tile(tokens, (S, 1))
     y_rows = np.tile(ys, (S,) + (1,) * (np.ndim(ys) - 1))
     public = np.nonzero((split.owners == PUBLIC) & (np.arange(split.length) < s))[0]
-    args = (tokens[:, s:], tokens[:, public], public, rows)
+    suffix, early = np.tile(tokens[:, s:], (S, 1)), np.tile(tokens[:, public], (S, 1))  # (S * Y, .)
+    args = (suffix, early, public, rows)
     protocol = split._continue(reach.state, *args)  # from the decoded messages
     reference = split._continue(rep_state, *args)  # from the unsplit prefix states
     faithful, diff = compare_runs(reference, protocol)
@@ -114,9 +114,10 @@ def _as_exact(a: np.ndarray, big: bool) -> np.ndarray:
     return a.astype(object) if big and a.dtype != object else a
 
 
-def index_correct_count(sim, reach, table: BobTable, answers: np.ndarray | None = None) -> int:
+def index_correct_count(sim, reach, table: BobTable, answers: np.ndarray | None = None):
     """Exactly how many (x, y) get ``answers[c, y] == x_y`` (default: the protocol's answers), for
-    an INDEX-type problem explored completely with every y in ``table``.
+    an INDEX-type problem explored completely with every y in ``table``. ``answers`` may also be a
+    list of ``(K, n)`` answer tables: then a list of counts, from one pass.
 
     correct(c, y) = (1 - a) |c| + (2a - 1) ones(c, y), where ones(c, y) counts the inputs of class
     c with x_y = 1. For the bit read at level t, ones(., y) = sum_p fwd_t(p) back_t(next(p, 1), .):
@@ -125,24 +126,30 @@ def index_correct_count(sim, reach, table: BobTable, answers: np.ndarray | None 
     """
     if not (reach.complete and table.exhaustive):
         raise ValueError("an exact count needs a complete exploration and every y")
-    a = np.asarray(table.answers if answers is None else answers, dtype=np.int64)  # (K, n)
+    many = isinstance(answers, list)
+    tables = answers if many else [table.answers if answers is None else answers]
+    a = np.stack([np.asarray(t, dtype=np.int64) for t in tables], axis=2)  # (K, n, J)
     counts = reach.final_counts
-    K, s = len(counts), len(reach.levels)
-    w = 2 * a - 1  # (K, n)
-    total = sum(int(c) * int((a[k] == 0).sum()) for k, c in enumerate(counts))
+    K, s, J = len(counts), len(reach.levels), a.shape[2]
+    w = 2 * a - 1  # (K, n, J)
+    totals = [sum(int(c) * int((a[k, :, j] == 0).sum()) for k, c in enumerate(counts)) for j in range(J)]
     for i in reach.layout.unread:  # half of each class has x_i = 1
-        total += sum(int(w[k, i]) * (int(c) // 2) for k, c in enumerate(counts))
+        for j in range(J):
+            totals[j] += sum(int(w[k, i, j]) * (int(c) // 2) for k, c in enumerate(counts))
     back = np.eye(K, dtype=np.int64)  # (S_t, K) completions from class q at level t into each final class
     for t in range(s - 1, -1, -1):
         level = reach.levels[t]
         big = s - t >= 62  # entries of back are at most 2^(s - t)
         back = _as_exact(back, big)
         if level.bit >= 0:
-            v = back[level.next_class[:, 1]] @ _as_exact(w[:, level.bit], big)  # (S_prev,)
+            v = back[level.next_class[:, 1]] @ _as_exact(w[:, level.bit, :], big)  # (S_prev, J)
             fwd = reach.levels[t - 1].counts if t else np.array([reach.unread_factor], dtype=object)
-            total += int(np.dot(fwd.astype(object), v.astype(object)))
-        back = sum(back[level.next_class[:, j]] for j in range(level.next_class.shape[1]))
-    return int(total)
+            contrib = fwd.astype(object) @ v.astype(object)  # (J,)
+            for j in range(J):
+                totals[j] += int(contrib[j])
+        nxt = level.next_class
+        back = back[nxt[:, 0]] if nxt.shape[1] == 1 else back[nxt[:, 0]] + back[nxt[:, 1]]
+    return [int(x) for x in totals] if many else int(totals[0])
 
 
 def collision_pairs(reach):

@@ -140,8 +140,7 @@ def _bob_and_counts(sim, reach):
     table = bob_table(sim, reach, seed=sim.seed)
     counts = None
     if table.exhaustive and is_index_problem(sim.problem, sim.n, sim.seed):
-        counts = (index_correct_count(sim, reach, table),
-                  index_correct_count(sim, reach, table, table.model_answers))
+        counts = tuple(index_correct_count(sim, reach, table, [table.answers, table.model_answers]))
     return table, counts
 
 
