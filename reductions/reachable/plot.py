@@ -8,8 +8,8 @@ exact counts that run to hundreds of digits in a line.
 
 Examples
 --------
->>> describe_count(1000 * 2 ** 1000)  # exact: 1000 = 125 x 2^3
-'125 x 2^1003'
+>>> describe_count(1000 * 2 ** 1000), describe_count(2 ** 1034), describe_count(300 * 2 ** 300)
+('1000 x 2^1000', '2^1034', '300 x 2^300')
 >>> describe_count(12345)
 '12345'
 >>> describe_count(3 ** 100)
@@ -37,8 +37,11 @@ def describe_count(k) -> str:
     if abs(k) < 10 ** 12:
         return str(k)
     e = (k & -k).bit_length() - 1  # the power of 2 that divides k
-    if abs(k >> e) < 10 ** 6:
-        return f"2^{e}" if k >> e == 1 else f"{k >> e} x 2^{e}"
+    if abs(k >> e) < 10 ** 6:  # m x 2^(e - j): the roundest m (most trailing zeros), then the smallest
+        forms = [(k >> e) << j for j in range(e + 1) if abs((k >> e) << j) < 10 ** 6]
+        m = min(forms, key=lambda v: (-(len(str(abs(v))) - len(str(abs(v)).rstrip("0"))), abs(v)))
+        p = (k // m).bit_length() - 1
+        return f"2^{p}" if m == 1 else f"{m} x 2^{p}"
     digits = str(abs(k))
     return f"{'-' if k < 0 else ''}{digits[0]}.{digits[1:11]}e{len(digits) - 1} ({len(digits)} digits)"
 
@@ -84,6 +87,9 @@ def save_information_curve(out: dict, path, *, title: str | None = None) -> Path
     os.close(fd)
     try:
         fig.savefig(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; an ordinary file's mode instead
         os.replace(tmp, path)
     finally:
         plt.close(fig)
