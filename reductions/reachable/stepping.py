@@ -61,7 +61,7 @@ def run_rows(model, tokens, state=None) -> dict:
     for a, b in _blocks(B):
         start, tok = _padded(state, tokens, a, b)
         new, _ = model.run_layers(model.xp.asarray(tok), start)
-        parts.append(take_rows(new, slice(0, b - a)))
+        parts.append(take_rows(new, np.arange(b - a)))  # an index array: any Array API namespace
     return concat_rows(parts)
 
 

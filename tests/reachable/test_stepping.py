@@ -68,3 +68,17 @@ def test_canonical_merges_exactly_equal_messages():
     assert np.array_equal(np.unpackbits(keys, axis=1)[:, :bits.shape[1]], bits)
     np.testing.assert_array_equal(model.state_to_bits(decoded).array, bits)  # decode, re-encode: same
     assert np.array_equal(keys[0], keys[2])
+
+
+def test_exploration_runs_on_another_array_namespace():
+    """The steps and the state arrays stay in the model's namespace (array-api-strict here); the
+    merging of messages runs on the host (np.unique over the packed bits)."""
+    xp = pytest.importorskip("array_api_strict")
+    from reductions.reachable.engine import explore
+    from reductions.simulate.setup import prepare
+
+    sim = prepare("index-lookup", "gru", 9, "fixed:6:3", width=3, seed=0)
+    strict = prepare("index-lookup", n=9, model=sim.model.to_namespace(xp))
+    a, b = explore(sim), explore(strict)
+    assert a.sizes == b.sizes and np.array_equal(a.keys, b.keys)
+    assert type(next(iter(b.state.values()))).__module__.startswith("array_api_strict")
