@@ -205,7 +205,7 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     if found is None:
         what = "all" if enumerate_all else "random"
         out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None, "model_answer_x_prime": None,
-                    "truth_x": None, "truth_x_prime": None,
+                    "truth_x": None, "truth_x_prime": None, "wrong_on": None,
                     "note": f"no witness among {tried} {what} inputs of Alice" + (
                         ": proved: every input sends a distinct message or no y separates a colliding pair, "
                         "so no collision witness exists" if out["complete"] else

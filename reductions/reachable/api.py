@@ -83,7 +83,7 @@ def _witness(sim, reach, seed: int) -> dict:
     if reach.injective:
         out.update({"found": False, "proved": True, "x": None, "x_prime": None, "y": None,
                     "model_answer_x": None, "model_answer_x_prime": None, "truth_x": None,
-                    "truth_x_prime": None, "note": PROVED})
+                    "truth_x_prime": None, "wrong_on": None, "note": PROVED})
         return out
     for x, x_prime in collision_pairs(reach):
         y, how = separating_y(sim.problem, sim.n, x, x_prime, seed)
@@ -94,7 +94,7 @@ def _witness(sim, reach, seed: int) -> dict:
     complete = out["rows_pairwise_distinct"]  # with distinct rows every collision is separated
     out.update({"found": False, "proved": False, "complete": False, "x": None, "x_prime": None, "y": None,
                 "model_answer_x": None, "model_answer_x_prime": None, "truth_x": None, "truth_x_prime": None,
-                "note": ("messages collide, but no y separates the colliding pairs kept" +
+                "wrong_on": None, "note": ("messages collide, but no y separates the colliding pairs kept" +
                          ("" if complete else " (this problem's rows need not be distinct)"))})
     return out
 
@@ -124,7 +124,8 @@ def _transformer_witness(sim, max_states, budget) -> dict:
     out = _header(sim)
     w = dict(sums["witness"])
     w.setdefault("proved", not w["found"] and w["complete"])
-    for key in ("x", "x_prime", "y", "model_answer_x", "model_answer_x_prime", "truth_x", "truth_x_prime"):
+    for key in ("x", "x_prime", "y", "model_answer_x", "model_answer_x_prime", "truth_x", "truth_x_prime",
+                "wrong_on"):
         w.setdefault(key, None)
     sizes = sums["runs"][0]["sizes"]
     out.update(w)

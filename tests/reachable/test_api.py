@@ -83,3 +83,20 @@ def test_every_exhaustive_method_gives_the_same_counts(method):
     assert (v["correct_count"], v["faithful_count"], v["distinct_messages"]) == \
         (ref["correct_count"], ref["faithful_count"], ref["distinct_messages"])
     assert np.isclose(v["correct"], ref["correct"])
+
+
+@pytest.mark.parametrize("kw", [dict(task="index-lookup", arch="lstm", n=1000, precision="fixed:4:2", width=2),
+                                dict(task="index-lookup", arch="lstm", n=4, precision="float32", width=8),
+                                dict(task="index-lookup", arch="lstm", n=30, precision="float32", width=8,
+                                     budget=64, max_states=8),
+                                dict(task="string-equality", arch="transformer", n=200, precision="fixed:4:2",
+                                     width=1)])
+def test_every_witness_outcome_has_the_fields_callers_read(kw):
+    """What `commcomp separations` reads (found, complete, method, the inputs, answers and truths)."""
+    w = find_witness(**kw, seed=0)
+    for field in ("found", "complete", "method", "x", "x_prime", "y", "wrong_on", "model_answer_x",
+                  "model_answer_x_prime", "truth_x", "truth_x_prime", "tried", "bits_per_message",
+                  "lower_bound_bits"):
+        assert field in w, field
+    assert w["method"] in ("reachable-states", "prefix-tree", "enumerate", "sample")
+    assert isinstance(w["complete"], bool) and (w["found"] or w["x"] is None)
