@@ -218,7 +218,7 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
     keys, state = canonical(model, model.init_state(1))
     counts = np.array([1 << len(layout.unread)], dtype=object)
     reach = ReachableStates(layout, [], [1], state, keys)
-    per_class = keys.shape[1] + 8 * model.state_numbers() + 64
+    live = keys.shape[1] + 8 * model.state_numbers()  # bytes of a class's message and state (this level only)
     for t in range(layout.split_at):
         letters = layout.letters(t)
         S, A = keys.shape[0], len(letters)
@@ -227,10 +227,12 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
         reach.roundtrip_failures += _state_bits_changed(model, stepped, decoded)
         first, inverse = _group(cand_keys)
         K = len(first)
-        if K > max_states or reach.bytes_kept + K * (per_class + 16 * A) > max_bytes:
+        kept = S * A * 8 + K * (16 + 36 + 4 * (t // 30 + 1))  # transitions, representatives, exact counts
+        if K > max_states or reach.bytes_kept + kept + 2 * S * A * live > max_bytes:
             reach.complete = False
             reach.stopped = (f"budget: level {t + 1} (position {t}) has {K} distinct messages" if K > max_states
-                             else f"budget: {reach.bytes_kept + K * per_class} bytes kept at level {t + 1}")
+                             else f"budget: {reach.bytes_kept + kept} bytes kept at level {t + 1} "
+                                  f"(max_bytes {max_bytes})")
             break
         new_counts = np.zeros(K, dtype=object)
         np.add.at(new_counts, inverse, np.repeat(counts, A))
@@ -241,7 +243,7 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
         reach.levels.append(Level(t, int(layout.bit_at[t]), letters, inverse.reshape(S, A), first // A,
                                   first % A, counts))
         reach.sizes.append(K)
-        reach.bytes_kept += K * per_class + S * A * 8
+        reach.bytes_kept += kept
         if progress is not None:
             progress(t + 1, layout.split_at)
     reach.state, reach.keys = state, keys

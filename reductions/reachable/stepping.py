@@ -5,7 +5,7 @@ Merging states across a search is sound only if a step is a function of (state, 
 bits can depend on how many rows sit beside it. Here every call of the model gets exactly
 ``ROWS`` rows: the rows are cut into blocks of ``ROWS`` and the last block is padded with copies
 of its first row (padding rows are dropped). Every row of a block goes through the same kernels
-and the same code path, whatever the other rows hold; ``tests/reachable/test_stepping.py``
+and the same code path, whatever the other rows hold; ``tests/reachable/test_reachable_stepping.py``
 proves it by stepping the same states in different blocks, at different offsets, beside
 different companions.
 

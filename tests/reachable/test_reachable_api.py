@@ -100,3 +100,10 @@ def test_every_witness_outcome_has_the_fields_callers_read(kw):
         assert field in w, field
     assert w["method"] in ("reachable-states", "prefix-tree", "enumerate", "sample")
     assert isinstance(w["complete"], bool) and (w["found"] or w["x"] is None)
+
+
+def test_memory_budget_stops_the_exploration_and_says_so():
+    out = reachable_analysis("index-lookup", "lstm", 200, "fixed:8:4", width=4, max_bytes=20_000)
+    assert not out["complete"] and "bytes" in out["stopped"] and "max_bytes 20000" in out["stopped"]
+    full = reachable_analysis("index-lookup", "lstm", 200, "fixed:8:4", width=4)
+    assert full["complete"] and len(out["distinct_messages_per_level"]) < len(full["distinct_messages_per_level"])
