@@ -168,7 +168,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=1, h
         from ..reachable.api import ReachableFallback, reachable_verify
 
         try:
-            return reachable_verify(sim, max_states=max_states, max_bytes=max_bytes)
+            return reachable_verify(sim, max_states=max_states, max_bytes=max_bytes, progress=progress)
         except ReachableFallback as why:
             if method == "reachable-states":
                 raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
