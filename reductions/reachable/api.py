@@ -187,17 +187,27 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     representatives and Bob's continuation for every y, or a sample), ``instances``,
     ``faithful_count``, ``correct_count``/``correct_fraction`` (INDEX-type problems).
 
+    For a 1-layer Transformer split the fields are those of
+    :func:`~.transformer.reachable_partial_sums` (per query explored: ``runs``).
+
     Raises
     ------
     UnsupportedSplitError
-        For a split the engine does not run (not one-way recurrent, or x not one bit per position).
+        For a split the engine does not run (qsa's row unit, or x not one bit per position).
     """
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, model=model)
+    if sim.split.kind == "transformer":  # the 1-layer Transformer: Alice's exact partial sums
+        from .transformer import partial_sums_of
+
+        out = _header(sim)
+        out.update(partial_sums_of(sim, max_states or DEFAULT_MAX_STATES))
+        out.update({"method": "reachable-states", "seconds": time.perf_counter() - start})
+        return out
     if sim.split.kind != "recurrent":
-        raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent splits; use "
-                                    f"reductions.reachable.transformer for a {sim.split.kind} split")
+        raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent and 1-layer "
+                                    f"Transformer splits, not {sim.split.kind}")
     reach = explore(sim, max_states=max_states or DEFAULT_MAX_STATES, max_bytes=max_bytes or DEFAULT_MAX_BYTES,
                     progress=progress)
     out = _header(sim)

@@ -62,3 +62,15 @@ def test_witness_uses_the_partial_sums_of_a_one_round_split():
     assert w["model_answer_x"] == w["model_answer_x_prime"] and w["truth_x"] != w["truth_x_prime"]
     two = find_witness("index-lookup", "transformer", 6, "fixed:4:2", width=1)
     assert two["method"] != "reachable-states" and "2-round" in two["fallback"]
+
+
+def test_analysis_and_sweep_report_what_the_partial_sums_reach():
+    from reductions.reachable.api import reachable_analysis
+    from reductions.sweep.operations import run_operation
+
+    out = reachable_analysis("string-equality", "transformer", 7, "fixed:4:2", width=1, seed=3)
+    assert out["method"] == "reachable-states" and out["rounds"] == 1 and out["complete"]
+    assert out["distinct_messages"] == out["runs"][0]["sizes"][-1]
+    row = run_operation("reachable", {"task": "string-equality", "arch": "transformer", "n": 7,
+                                      "precision": "fixed:4:2", "width": 1}, seed=3)
+    assert row["witness_found"] == out["witness"]["found"]
