@@ -139,7 +139,9 @@ def index_correct_count(sim, reach, table: BobTable, answers: np.ndarray | None 
     back = np.eye(K, dtype=np.int64)  # (S_t, K) completions from class q at level t into each final class
     for t in range(s - 1, -1, -1):
         level = reach.levels[t]
-        big = s - t >= 62  # entries of back are at most 2^(s - t)
+        # every completion ends in one final class, so a row of back sums to at most 2^(s - 1 - t):
+        # its entries, its +-1 weighted sums and the next level's rows (2^(s - t)) fit int64 below 62
+        big = s - t >= 62
         back = _as_exact(back, big)
         if level.bit >= 0:
             v = back[level.next_class[:, 1]] @ _as_exact(w[:, level.bit, :], big)  # (S_prev, J)
