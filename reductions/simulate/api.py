@@ -110,8 +110,9 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=1,
         from ..reachable.trajectory import alice_trajectory
 
         out["trajectory"] = alice_trajectory(sim, res.encoded.tokens[0])
-        out["trajectory_matches_message"] = bool(out["trajectory"]) and \
-            out["trajectory"][-1]["hex"] == (rounds[0]["hex"] if rounds else None)
+        sent = [r["hex"] for r in rounds if r["sender"] == "alice"]  # her (last) message
+        out["trajectory_matches_message"] = bool(out["trajectory"]) and bool(sent) and \
+            out["trajectory"][-1]["hex"] == sent[-1]
     if sim.cot:
         out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, res.protocol.generated)[0])
     return out

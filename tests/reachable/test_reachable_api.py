@@ -107,3 +107,11 @@ def test_memory_budget_stops_the_exploration_and_says_so():
     assert not out["complete"] and "bytes" in out["stopped"] and "max_bytes 20000" in out["stopped"]
     full = reachable_analysis("index-lookup", "lstm", 200, "fixed:8:4", width=4)
     assert full["complete"] and len(out["distinct_messages_per_level"]) < len(full["distinct_messages_per_level"])
+
+
+@pytest.mark.parametrize("task,n", [("string-equality", 6), ("index-lookup", 5)])
+def test_transformer_trajectory_is_alices_running_partial_sums(task, n):
+    """One and two rounds: the sums after her last position are the message she sent."""
+    out = simulate(task, "transformer", n, "fixed:4:2", width=1, seed=2, trajectory=True)
+    steps = out["trajectory"]
+    assert [s["position"] for s in steps] == out["owners"]["alice"] and out["trajectory_matches_message"]
