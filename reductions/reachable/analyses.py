@@ -33,11 +33,12 @@ from ..base import PUBLIC
 from ..simulate.outputs import compare_runs
 from .stepping import canonical, run_rows
 
-__all__ = ["BobTable", "bob_table", "index_correct_count", "is_index_problem", "collision_pairs",
-           "DEFAULT_BOB_ROWS", "DEFAULT_BOB_SAMPLE"]
+__all__ = ["BobTable", "bob_table", "index_correct_count", "count_additions", "is_index_problem",
+           "collision_pairs", "DEFAULT_BOB_ROWS", "DEFAULT_BOB_SAMPLE", "MAX_COUNT_ADDITIONS"]
 
 DEFAULT_BOB_ROWS = 1 << 22     # (class, y) rows x suffix positions run at most
 DEFAULT_BOB_SAMPLE = 256       # y's tried per class when all of them do not fit
+MAX_COUNT_ADDITIONS = 1 << 28  # big-integer additions the exact count may take (about a minute here)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,6 +113,13 @@ def is_index_problem(problem, n: int, seed: int = 0) -> bool:
 
 def _as_exact(a: np.ndarray, big: bool) -> np.ndarray:
     return a.astype(object) if big and a.dtype != object else a
+
+
+def count_additions(reach) -> int:
+    """Big-integer additions :func:`index_correct_count` makes: ``sum_t S_(t-1) A_t K`` over the levels
+    where the counts outgrow int64 (the cost to budget before starting it)."""
+    s, K = len(reach.levels), reach.keys.shape[0]
+    return sum(lv.next_class.size * K for t, lv in enumerate(reach.levels) if s - t >= 62)
 
 
 def index_correct_count(sim, reach, table: BobTable, answers: np.ndarray | None = None):

@@ -26,7 +26,8 @@ from fractions import Fraction
 from commcomp.errors import CommcompError, UnsupportedSplitError
 
 from ..simulate.setup import prepare
-from .analyses import bob_table, collision_pairs, index_correct_count, is_index_problem
+from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_additions, index_correct_count,
+                       is_index_problem)
 from .engine import DEFAULT_MAX_BYTES, DEFAULT_MAX_STATES, explore
 from .separate import rows_pairwise_distinct, separating_y
 
@@ -137,12 +138,17 @@ def _transformer_witness(sim, max_states, budget) -> dict:
 
 
 def _bob_and_counts(sim, reach):
-    """The Bob table, and the exact correct counts (protocol, model) or None."""
+    """The Bob table, the exact correct counts (protocol, model) or None, and why they are None."""
     table = bob_table(sim, reach, seed=sim.seed)
-    counts = None
-    if table.exhaustive and is_index_problem(sim.problem, sim.n, sim.seed):
-        counts = tuple(index_correct_count(sim, reach, table, [table.answers, table.model_answers]))
-    return table, counts
+    if not table.exhaustive:
+        return table, None, "Bob's inputs are too many to run from every reachable state"
+    if not is_index_problem(sim.problem, sim.n, sim.seed):
+        return table, None, f"{sim.problem.name} is not INDEX-type (f(x, y) = x_y)"
+    cost = count_additions(reach)
+    if cost > MAX_COUNT_ADDITIONS:
+        return table, None, (f"the exact count would take {cost} big-integer additions (more than "
+                             f"{MAX_COUNT_ADDITIONS}: {reach.keys.shape[0]} final classes over {len(reach.levels)} levels)")
+    return table, tuple(index_correct_count(sim, reach, table, [table.answers, table.model_answers])), None
 
 
 def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> dict:
@@ -155,9 +161,9 @@ def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> 
     saturations0 = sim.precision.saturations.count
     reach = explore_sim(sim, max_states, max_bytes, progress)
     t1 = time.perf_counter()
-    table, counts = _bob_and_counts(sim, reach)
+    table, counts, why = _bob_and_counts(sim, reach)
     if counts is None:
-        raise ReachableFallback("Bob's inputs are too many to run from every reachable state")
+        raise ReachableFallback(why)
     instances = reach.total_inputs * len(table.ys)
     per_class = [int(c) for c in reach.final_counts]
     faithful = sum(c * int(table.faithful[k].sum()) for k, c in enumerate(per_class))
@@ -221,7 +227,7 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     witness = _header(sim)
     witness.update(_witness(sim, reach, seed))
     out["witness"] = witness
-    table, counts = _bob_and_counts(sim, reach)
+    table, counts, why = _bob_and_counts(sim, reach)
     per_class = [int(c) for c in reach.final_counts]
     instances = reach.total_inputs * len(table.ys)
     out.update({
@@ -232,7 +238,7 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
         "faithful_count": sum(c * int(table.faithful[k].sum()) for k, c in enumerate(per_class)),
         "correct_count": None if counts is None else counts[0],
         "correct_fraction": None if counts is None else str(Fraction(counts[0], instances)),
-        "model_correct_count": None if counts is None else counts[1],
+        "model_correct_count": None if counts is None else counts[1], "correct_count_missing": why,
         "class_sizes": per_class if len(per_class) <= 64 else None,
     })
     out["seconds"] = time.perf_counter() - start

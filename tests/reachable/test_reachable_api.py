@@ -115,3 +115,15 @@ def test_transformer_trajectory_is_alices_running_partial_sums(task, n):
     out = simulate(task, "transformer", n, "fixed:4:2", width=1, seed=2, trajectory=True)
     steps = out["trajectory"]
     assert [s["position"] for s in steps] == out["owners"]["alice"] and out["trajectory_matches_message"]
+
+
+def test_a_count_too_costly_falls_back_and_says_why(monkeypatch):
+    import reductions.reachable.api as api
+
+    monkeypatch.setattr(api, "MAX_COUNT_ADDITIONS", 10)
+    out = reachable_analysis("index-lookup", "lstm", 100, "fixed:8:4", width=4)
+    assert out["complete"] and out["correct_count"] is None and "big-integer additions" in out["correct_count_missing"]
+    small = verify("index-lookup", "lstm", 8, "fixed:8:4", width=4, exhaustive=True)  # int64 all along: counted
+    assert small["method"] == "reachable-states"
+    with pytest.raises(Exception, match="big-integer additions"):
+        verify("index-lookup", "lstm", 100, "fixed:8:4", width=4, exhaustive=True, method="reachable-states")
