@@ -79,7 +79,7 @@ def _witness(sim, reach, seed: int) -> dict:
     """The complete witness search over the final classes (module docstring of .separate)."""
     from ..witness import confirm_witness
 
-    out = {"method": "reachable-states", "tried": reach.total_inputs, "complete": True,
+    out = {"method": "reachable-states", "fallback": None, "tried": reach.total_inputs, "complete": True,
            "rows_pairwise_distinct": rows_pairwise_distinct(sim.problem)}
     if reach.injective:
         out.update({"found": False, "proved": True, "x": None, "x_prime": None, "y": None,
@@ -130,7 +130,7 @@ def _transformer_witness(sim, max_states, budget) -> dict:
         w.setdefault(key, None)
     sizes = sums["runs"][0]["sizes"]
     out.update(w)
-    out.update({"method": "reachable-states", "tried": 2 ** sim.n, "budget": budget,
+    out.update({"method": "reachable-states", "fallback": None, "tried": 2 ** sim.n, "budget": budget,
                 "distinct_messages": sizes[-1], "distinct_messages_per_level": sizes,
                 "message_bits": math.log2(sizes[-1]), "alice_positions": sums["alice_positions"],
                 "sums_match_model": sums["sums_match_model"], "faithful": sums["faithful"]})
@@ -168,7 +168,7 @@ def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> 
     per_class = [int(c) for c in reach.final_counts]
     faithful = sum(c * int(table.faithful[k].sum()) for k, c in enumerate(per_class))
     out = _header(sim)
-    out.update({"instances": instances, "exhaustive": True, "method": "reachable-states",
+    out.update({"instances": instances, "exhaustive": True, "method": "reachable-states", "fallback": None,
                 "faithful": faithful / instances, "faithful_count": faithful, "exact": True,
                 "max_abs_difference": table.max_abs_difference, "correct": counts[0] / instances,
                 "correct_count": counts[0], "correct_fraction": str(Fraction(counts[0], instances)),
