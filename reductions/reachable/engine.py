@@ -228,11 +228,12 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
         first, inverse = _group(cand_keys)
         K = len(first)
         kept = S * A * 8 + K * (16 + 36 + 4 * (t // 30 + 1))  # transitions, representatives, exact counts
-        if K > max_states or reach.bytes_kept + kept + 2 * S * A * live > max_bytes:
+        need = reach.bytes_kept + kept + 2 * S * A * live  # the tables so far, and this level's candidates
+        if K > max_states or need > max_bytes:
             reach.complete = False
             reach.stopped = (f"budget: level {t + 1} (position {t}) has {K} distinct messages" if K > max_states
-                             else f"budget: {reach.bytes_kept + kept} bytes kept at level {t + 1} "
-                                  f"(max_bytes {max_bytes})")
+                             else f"budget: level {t + 1} needs {need} bytes ({2 * S * A * live} for its "
+                                  f"candidates' states and messages), more than max_bytes {max_bytes}")
             break
         new_counts = np.zeros(K, dtype=object)
         np.add.at(new_counts, inverse, np.repeat(counts, A))
