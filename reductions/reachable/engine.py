@@ -105,6 +105,10 @@ class ReachableStates:
     stopped : str or None
         Why the exploration stopped early (a budget), or None.
     seconds : float
+    bytes_kept : int
+        What the budget counted.
+    reused_levels : int
+        Levels whose step repeated the previous level's exactly and was reused, not recomputed.
     """
 
     layout: AliceLetters
@@ -119,6 +123,7 @@ class ReachableStates:
     stopped: str | None = None
     seconds: float = 0.0
     bytes_kept: int = 0
+    reused_levels: int = 0
 
     @property
     def final_counts(self) -> np.ndarray:
@@ -185,7 +190,7 @@ def _group(keys: np.ndarray):
 
 
 def explore(sim, *, max_states: int = DEFAULT_MAX_STATES, max_bytes: int = DEFAULT_MAX_BYTES,
-            layout: AliceLetters | None = None, progress=None) -> ReachableStates:
+            layout: AliceLetters | None = None, progress=None, reuse: bool = True) -> ReachableStates:
     """Explore Alice's reachable states for a prepared one-way recurrent simulation.
 
     Parameters
@@ -207,25 +212,42 @@ def explore(sim, *, max_states: int = DEFAULT_MAX_STATES, max_bytes: int = DEFAU
         raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent splits, not "
                                     f"{sim.split.kind}")
     layout = alice_letters(sim.reduction, sim.n, sim.seed) if layout is None else layout
-    return explore_model(sim.model, layout, max_states=max_states, max_bytes=max_bytes, progress=progress)
+    return explore_model(sim.model, layout, max_states=max_states, max_bytes=max_bytes, progress=progress,
+                         reuse=reuse)
 
 
 def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_STATES,
-                  max_bytes: int = DEFAULT_MAX_BYTES, progress=None) -> ReachableStates:
+                  max_bytes: int = DEFAULT_MAX_BYTES, progress=None, reuse: bool = True) -> ReachableStates:
     """:func:`explore` for a recurrent model and a layout of Alice's positions given directly
-    (a model outside the registry's tasks, e.g. a construction over its own vocabulary)."""
+    (a model outside the registry's tasks, e.g. a construction over its own vocabulary).
+
+    ``reuse``: a step is a function of (state bits, token) alone (``run_layers`` takes no position),
+    so a level whose classes are, in the same order, those from which the same letters were last
+    stepped steps exactly as that level did: its step is reused instead of recomputed (once the
+    reachable set has settled, the rest of a long input costs no model calls; positions that
+    alternate between public tokens and bits each keep their own last step).
+    """
     start = time.perf_counter()
     keys, state = canonical(model, model.init_state(1))
     counts = np.array([1 << len(layout.unread)], dtype=object)
     reach = ReachableStates(layout, [], [1], state, keys)
     live = keys.shape[1] + 8 * model.state_numbers()  # bytes of a class's message and state (this level only)
+    cache = {}  # letters -> (parent keys, first, inverse, keys, state, failures) of their last computed step
     for t in range(layout.split_at):
         letters = layout.letters(t)
         S, A = keys.shape[0], len(letters)
-        stepped = step_rows(model, take_rows(state, np.repeat(np.arange(S), A)), np.tile(letters, S))
-        cand_keys, decoded = canonical(model, stepped)  # (S * A, bytes)
-        reach.roundtrip_failures += _state_bits_changed(model, stepped, decoded)
-        first, inverse = _group(cand_keys)
+        entry = cache.get(letters.tobytes())
+        if reuse and entry is not None and np.array_equal(entry[0], keys):
+            first, inverse, new_keys, new_state, failures = entry[1:]
+            reach.reused_levels += 1
+        else:
+            stepped = step_rows(model, take_rows(state, np.repeat(np.arange(S), A)), np.tile(letters, S))
+            cand_keys, decoded = canonical(model, stepped)  # (S * A, bytes)
+            failures = _state_bits_changed(model, stepped, decoded)
+            first, inverse = _group(cand_keys)
+            new_keys, new_state = cand_keys[first], take_rows(decoded, first)
+            cache[letters.tobytes()] = (keys, first, inverse, new_keys, new_state, failures)
+        reach.roundtrip_failures += failures
         K = len(first)
         kept = S * A * 8 + K * (16 + 36 + 4 * (t // 30 + 1))  # transitions, representatives, exact counts
         need = reach.bytes_kept + kept + 2 * S * A * live  # the tables so far, and this level's candidates
@@ -240,7 +262,7 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
         if K < S * A:
             reach.merged_candidates += S * A - K
             _record(reach, t, first, inverse, A)
-        keys, state, counts = cand_keys[first], take_rows(decoded, first), new_counts
+        keys, state, counts = new_keys, new_state, new_counts
         reach.levels.append(Level(t, int(layout.bit_at[t]), letters, inverse.reshape(S, A), first // A,
                                   first % A, counts))
         reach.sizes.append(K)

@@ -107,3 +107,18 @@ def test_public_positions_and_other_reductions(task, arch):
         b = verify(task, arch, 6, "fixed:6:3", method="prefix-tree", **kw)
         assert a["method"] == "reachable-states"
         assert (a["correct_count"], a["faithful_count"]) == (b["correct_count"], b["faithful_count"])
+
+
+@pytest.mark.parametrize("task,arch,n", [("index-lookup", "lstm", 300), ("mqar", "gru", 120),
+                                         ("multi-index-lookup", "mamba", 60), ("index-lookup", "linear-attention", 40)])
+def test_reusing_a_settled_level_changes_nothing(task, arch, n):
+    """Levels that repeat an earlier step reuse it: every table, count and collision as recomputed."""
+    sim = prepare(task, arch, n, "fixed:6:3", width=3, seed=4)
+    a, b = explore(sim), explore(sim, reuse=False)
+    # MQAR's public keys differ at every position (no two levels step alike); linear attention keeps growing
+    assert b.reused_levels == 0 and (a.reused_levels > 0) == (task in ("index-lookup", "multi-index-lookup")
+                                                              and arch != "linear-attention")
+    assert a.sizes == b.sizes and np.array_equal(a.keys, b.keys) and a.collisions == b.collisions
+    for x, y in zip(a.levels, b.levels):
+        assert np.array_equal(x.next_class, y.next_class) and list(x.counts) == list(y.counts)
+        assert np.array_equal(x.rep_parent, y.rep_parent) and np.array_equal(x.rep_letter, y.rep_letter)
