@@ -672,8 +672,12 @@ def _simulate_view(out):
 def cmd_simulate(args):
     from reductions.simulate import simulate
 
-    out = simulate(args.task, args.arch, args.n, args.precision, x=args.x, y=args.y, **_model_kwargs(args))
-    emit(args, out, lambda: _simulate_view(out))
+    out = simulate(args.task, args.arch, args.n, args.precision, x=args.x, y=args.y,
+                   trajectory=args.trajectory, **_model_kwargs(args))
+    from reductions.reachable.render import trajectory_table
+
+    traj = trajectory_table(out)
+    emit(args, out, lambda: _simulate_view(out) + ([rich_table(*traj)] if traj else []))
 
 
 def add_simulate(sub):
@@ -681,12 +685,15 @@ def add_simulate(sub):
     _model_options(p)
     p.add_argument("--x", metavar="BITS", help="Alice's input (n bits; default: sampled from --seed)")
     p.add_argument("--y", metavar="BITS|INDEX", help="Bob's input (n bits, or an index for INDEX)")
+    p.add_argument("--trajectory", action="store_true", help="the state after each of Alice's steps")
     _common(p, seed=True)
     p.set_defaults(func=cmd_simulate)
 
 
 def _fraction(value, count, total):
-    return "-" if value is None else f"{value:.4f} ({count}/{total})"
+    from reductions.reachable.plot import describe_count
+
+    return "-" if value is None else f"{value:.4f} ({describe_count(count)}/{describe_count(total)})"
 
 
 def cmd_verify(args):
@@ -695,13 +702,18 @@ def cmd_verify(args):
     with progress(0, "verify") as bar:
         task = bar.add_task(f"verify {args.task} / {args.arch}", total=None)
         out = verify(args.task, args.arch, args.n, args.precision, instances=args.instances,
-                     exhaustive=args.exhaustive, method=args.method,
+                     exhaustive=args.exhaustive, method=args.method, max_states=args.max_states,
                      progress=lambda done, total: bar.update(task, completed=done, total=total),
                      **_model_kwargs(args))
+    from reductions.reachable.plot import describe_count
+    from reductions.reachable.render import plot_if_asked, reachable_rows
+
+    plot_if_asked(args, out)
     k = out["instances"]
     faithful = _fraction(out["faithful"], out["faithful_count"], k) if out["exact"] else \
         f"not exact: largest difference {out['max_abs_difference']:.3g}"
-    rows = [["instances", f"{k} ({'all' if out['exhaustive'] else 'random'}; {out['method']})"],
+    rows = [["instances", f"{describe_count(k)} ({'all' if out['exhaustive'] else 'random'}; "
+                          f"{out['method']})"],
             ["faithful", faithful], ["correct", _fraction(out["correct"], out["correct_count"], k)],
             ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
                                  f"{'s' if out['protocol_rounds'] > 1 else ''})"],
@@ -710,7 +722,7 @@ def cmd_verify(args):
             ["saturations", str(out["saturations"])],
             ["backend", out["backend"]],
             ["seconds", f"{out['seconds']:.2f} (protocol {out['seconds_protocol']:.2f}, unsplit model "
-                        f"{out['seconds_reference']:.2f})"]]
+                        f"{out['seconds_reference']:.2f})"]] + reachable_rows(out)
     title = (f"verify {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     emit(args, out, lambda: rich_table(title, ["check", "value"], rows))
@@ -722,10 +734,18 @@ def add_verify(sub):
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--instances", type=positive_int, metavar="K", help="K random instances")
     how.add_argument("--exhaustive", action="store_true", help="every instance of size n")
-    p.add_argument("--method", choices=["prefix-tree", "plain"], default="prefix-tree",
-                   help="exhaustive recurrent runs: share prefixes (default) or run row by row")
+    p.add_argument("--method", choices=["auto", "reachable-states", "prefix-tree", "enumerate", "plain"],
+                   default="auto", help="exhaustive runs: reachable states where they apply (auto, the default; "
+                   "else prefix-tree, saying why), or the prefix tree, or row by row")
+    _reachable_options(p)
     _common(p, seed=True)
     p.set_defaults(func=cmd_verify)
+
+
+def _reachable_options(p):
+    p.add_argument("--max-states", type=positive_int, metavar="S",
+                   help="reachable-states budget: most distinct messages at one level (default: 2^15)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw log2 |distinct messages| against Alice's positions")
 
 
 def cmd_witness(args):
@@ -738,16 +758,25 @@ def cmd_witness(args):
         task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
         out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
                            progress=lambda done, total: bar.update(task, completed=done, total=total),
-                           **_model_kwargs(args))
+                           method=args.method, max_states=args.max_states, **_model_kwargs(args))
+    from reductions.reachable.plot import describe_count
+    from reductions.reachable.render import plot_if_asked, reachable_rows
+
+    plot_if_asked(args, out)
     title = (f"witness {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
                         f"({out['theorem']})"],
-            ["search", f"{out['method']}: {out['tried']} inputs of Alice hashed, {out['seconds']:.2f} s "
+            ["search", f"{out['method']}: {describe_count(out['tried'])} inputs of Alice "
+                       f"{'covered' if out['method'] == 'reachable-states' else 'hashed'}, {out['seconds']:.2f} s "
                        f"({out['backend']})"],
-            ["found", "yes" if out["found"] else "no"]]
+            ["complete", "yes (every input of Alice)" if out.get("complete") else "no"],
+            ["found", "yes" if out["found"] else "no"]] + reachable_rows(out)
     if out["found"]:
-        rows += [["x", out["x"]], ["x'", out["x_prime"]], ["y", str(out["y"])],
+        def short(bits):
+            return bits if len(bits) <= 96 else f"{bits[:64]}... ({len(bits)} bits; all in --format json)"
+
+        rows += [["x", short(out["x"])], ["x'", short(out["x_prime"])], ["y", short(str(out["y"]))],
                  ["shared message (hex)", out["message"]],
                  ["model on (x, y) / truth", f"{int(out['model_answer_x'])} / {int(out['truth_x'])}"],
                  ["model on (x', y) / truth", f"{int(out['model_answer_x_prime'])} / {int(out['truth_x_prime'])}"],
@@ -761,6 +790,10 @@ def add_witness(sub):
     _model_options(p, width_required=True)
     p.add_argument("--budget", type=positive_int, metavar="K",
                    help="most inputs of Alice to hash (default: 2^20; all when there are fewer)")
+    p.add_argument("--method", choices=["auto", "reachable-states", "prefix-tree", "enumerate", "sample"],
+                   default="auto", help="reachable states where they apply (auto, the default), else all inputs "
+                   "when at most --budget, else a seeded sample")
+    _reachable_options(p)
     _common(p, seed=True)
     p.set_defaults(func=cmd_witness)
 

@@ -33,17 +33,20 @@ import time
 import numpy as np
 
 from commcomp.backend import is_numpy, namespace_of, to_numpy
+from commcomp.errors import InvalidParameterError
 from commcomp.limits import MAX_INSTANCES, check_int
 from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
+from .reachable.separate import rows_pairwise_distinct
 from .simulate.batch import check_run_memory, run_batch
 from .simulate.distinct import pack_words
 from .simulate.setup import format_input, prepare
 
-__all__ = ["find_witness", "DEFAULT_BUDGET", "separating_inputs"]
+__all__ = ["find_witness", "DEFAULT_BUDGET", "separating_inputs", "confirm_witness"]
 
 DEFAULT_BUDGET = 1 << 20
+WITNESS_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "sample")
 _CHUNK = 4096
 _ENUMERATE_Y = 1 << 16
 
@@ -115,7 +118,7 @@ def _collide(seen: dict, keys: np.ndarray, xs: np.ndarray):
 
 def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
                  weights="random", budget=None, seed=0, cot=False, model=None, progress=None,
-                 backend=None) -> dict:
+                 method="auto", max_states=None, max_bytes=None, backend=None) -> dict:
     """Find x != x' and y on which the model, split as a protocol, must fail (module docstring).
 
     Returns the ``witness`` JSON of DESIGN §4 (``found, x, x_prime, y, model_answer_x, ...,
@@ -130,16 +133,41 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     progress : callable ``(tried, budget)``, optional
     backend : str, optional
         The array library to run on (as for :func:`~reductions.simulate.verify`).
+    method : {"auto", "reachable-states", "prefix-tree", "enumerate", "sample"}
+        ``auto`` (default) explores the reachable states of a one-way recurrent split
+        (:mod:`reductions.reachable`: complete at any n, ``complete: true``) and falls back, saying
+        why in ``fallback``, to hashing every input (``prefix-tree`` for recurrent models,
+        ``enumerate`` otherwise) when there are at most ``budget``, else a seeded sample.
+    max_states, max_bytes : int, optional
+        The reachable-states budget (:func:`reductions.reachable.engine.explore`).
     """
     start = time.perf_counter()
+    if method not in WITNESS_METHODS:
+        raise InvalidParameterError(f"method must be one of {', '.join(WITNESS_METHODS)}, got {method!r}")
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     budget = check_int("budget", DEFAULT_BUDGET if budget is None else budget, 2, MAX_INSTANCES)
     check_run_memory("witness", sim.reduction, sim.n, kept=budget, kept_name="budget",
                      message_bits=sim.bits_per_message)
+    fallback = None
+    if method in ("auto", "reachable-states"):
+        from .reachable.api import ReachableFallback, reachable_witness
+
+        try:
+            out = reachable_witness(sim, max_states=max_states, max_bytes=max_bytes, budget=budget)
+            out["seconds"] = time.perf_counter() - start
+            out.setdefault("backend", sim.backend)
+            return out
+        except ReachableFallback as why:
+            if method == "reachable-states":
+                raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
+            fallback = str(why)
     prob, n = sim.problem, sim.n
     rng = np.random.default_rng([int(seed), 3])
-    enumerate_all = n <= 24 and (1 << n) <= budget
+    enumerate_all = n <= 24 and (1 << n) <= budget and method != "sample"
+    if method in ("prefix-tree", "enumerate") and not enumerate_all:
+        raise InvalidParameterError(f"method {method} hashes all 2^{n} inputs of Alice, more than the budget "
+                                    f"{budget} (or n > 24)")
     runner = "prefix-tree" if (enumerate_all and sim.split.kind == "recurrent") else "plain"
     two_round = sim.split.rounds == 2
     y_cycle = prob.bob_inputs(n) if prob.bob_input_bits(n) <= 16 else None
@@ -179,30 +207,40 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
            "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
            "weights": sim.weights, "seed": int(seed), "backend": sim.backend, "bits_per_message": sim.bits_per_message,
            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
-           "method": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
-           "found": found is not None}
+           "method": ("prefix-tree" if runner == "prefix-tree" else "enumerate") if enumerate_all else "sample",
+           "search": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
+           "found": found is not None, "complete": bool(enumerate_all and not two_round and (
+               y_cycle is not None or rows_pairwise_distinct(prob))), "fallback": fallback}
     if found is None:
         what = "all" if enumerate_all else "random"
         out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None, "model_answer_x_prime": None,
-                    "truth_x": None, "truth_x_prime": None,
-                    "note": f"no witness among {tried} {what} inputs of Alice; this proves nothing (the model "
-                            "may still be wrong somewhere, and a bigger budget may find one)"})
+                    "truth_x": None, "truth_x_prime": None, "wrong_on": None,
+                    "note": f"no witness among {tried} {what} inputs of Alice" + (
+                        ": proved: every input sends a distinct message or no y separates a colliding pair, "
+                        "so no collision witness exists" if out["complete"] else
+                        "; this proves nothing (the model may still be wrong somewhere, and a bigger budget "
+                        "may find one)")})
     else:
-        a, b, y = found
-        res = run_batch(sim, np.stack([a, b]), np.stack([y, y]))
-        answers = res.model_answer
-        logits = np.ascontiguousarray(to_numpy(res.reference.logits), dtype=np.float64)  # (2, K, C), printed
-        same = bool(np.array_equal(logits[0].view(np.uint64), logits[1].view(np.uint64)))
-        out.update({
-            "x": format_input(prob, n, a, "alice"), "x_prime": format_input(prob, n, b, "alice"),
-            "y": format_input(prob, n, y, "bob"),
-            "model_answer_x": bool(answers[0]), "model_answer_x_prime": bool(answers[1]),
-            "truth_x": bool(res.truth[0]), "truth_x_prime": bool(res.truth[1]),
-            "wrong_on": "x" if bool(answers[0]) != bool(res.truth[0]) else "x_prime",
-            "message": res.transcript.messages[-1].rows[0].hex(), "outputs_identical": same,
-            "note": (f"x and x' send the same {sim.bits_per_message}-bit message, so the model answers "
-                     f"them the same on y, but f differs: it is wrong on "
-                     f"{'x' if bool(answers[0]) != bool(res.truth[0]) else 'x_prime'}"),
-        })
+        out.update(confirm_witness(sim, *found))
     out["seconds"] = time.perf_counter() - start
     return out
+
+
+def confirm_witness(sim, x, x_prime, y) -> dict:
+    """Run the whole pipeline on ``(x, y)`` and ``(x', y)``: the witness fields of DESIGN §4 (``x,
+    x_prime, y, model_answer_x, ..., wrong_on, message, outputs_identical, note``)."""
+    prob, n = sim.problem, sim.n
+    res = run_batch(sim, np.stack([x, x_prime]), np.stack([y, y]))
+    answers = res.model_answer
+    logits = np.ascontiguousarray(to_numpy(res.reference.logits), dtype=np.float64)  # (2, K, C), printed
+    same = bool(np.array_equal(logits[0].view(np.uint64), logits[1].view(np.uint64)))
+    wrong = "x" if bool(answers[0]) != bool(res.truth[0]) else "x_prime"
+    return {
+        "x": format_input(prob, n, x, "alice"), "x_prime": format_input(prob, n, x_prime, "alice"),
+        "y": format_input(prob, n, y, "bob"),
+        "model_answer_x": bool(answers[0]), "model_answer_x_prime": bool(answers[1]),
+        "truth_x": bool(res.truth[0]), "truth_x_prime": bool(res.truth[1]),
+        "wrong_on": wrong, "message": res.transcript.messages[-1].rows[0].hex(), "outputs_identical": same,
+        "note": (f"x and x' send the same {sim.bits_per_message}-bit message, so the model answers "
+                 f"them the same on y, but f differs: it is wrong on {wrong}"),
+    }

@@ -30,6 +30,7 @@ from .setup import format_input, parse_input, prepare
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
 
 DEFAULT_INSTANCES = 1000
+VERIFY_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "plain")
 
 
 def _floats(a) -> list:
@@ -64,14 +65,17 @@ def simulate_instance(sim, x=None, y=None, seed: int = 0):
 
 
 def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
-             weights="random", x=None, y=None, seed=0, cot=False, model=None, backend=None) -> dict:
+             weights="random", x=None, y=None, seed=0, cot=False, model=None, backend=None,
+             trajectory=False) -> dict:
     """One instance, step by step: the ``simulate`` JSON of DESIGN §4 (and more for the table).
 
     Fields beyond DESIGN's: ``layers, heads, tokens`` (the task sequence as token names),
     ``read_positions, split`` (how the model is split), ``bits_per_message``, ``exact``,
     ``max_abs_difference``, ``model_answer``, ``rounds[].numbers`` (each message decoded),
     ``continuation`` (Bob's positions and tokens), ``bob_step`` (what Bob computes, where the split
-    says it in words; else None), ``cot_valid`` (chain of thought).
+    says it in words; else None), ``cot_valid`` (chain of thought); with ``trajectory=True`` (a
+    recurrent split) ``trajectory``, the state after each of Alice's steps
+    (:func:`reductions.reachable.trajectory.alice_trajectory`), and ``trajectory_matches_message``.
     """
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
@@ -108,6 +112,13 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         "truth": bool(res.truth[0]), "correct": bool(res.correct[0]),
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
     }
+    if trajectory:
+        from ..reachable.trajectory import alice_trajectory
+
+        out["trajectory"] = alice_trajectory(sim, res.encoded.tokens[0])
+        sent = [r["hex"] for r in rounds if r["sender"] == "alice"]  # her (last) message
+        out["trajectory_matches_message"] = bool(out["trajectory"]) and bool(sent) and \
+            out["trajectory"][-1]["hex"] == sent[-1]
     if sim.cot:
         out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, to_numpy(res.protocol.generated))[0])
     return out
@@ -132,7 +143,7 @@ def _describe(sim, message):
 
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
-           method="prefix-tree", rows=None, progress=None, backend=None) -> dict:
+           method="auto", rows=None, progress=None, backend=None, max_states=None, max_bytes=None) -> dict:
     """A reduction and a model checked over ``instances`` random instances or all of them.
 
     Returns the ``verify`` JSON of DESIGN §4: ``faithful`` and ``correct`` are fractions of the
@@ -142,9 +153,14 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
 
     Parameters
     ----------
-    method : {"prefix-tree", "plain"}
-        How exhaustive runs of recurrent models run the recurrence: over the prefix tree of the
-        inputs (shared prefixes computed once) or row by row.
+    method : {"auto", "reachable-states", "prefix-tree", "enumerate", "plain"}
+        How exhaustive runs go. ``auto`` (default): over the reachable states of a one-way
+        recurrent split (:mod:`reductions.reachable`; exact counts at any n) where it applies, else,
+        with the reason in ``fallback``, ``prefix-tree`` for recurrent models (every input, shared
+        prefixes computed once) and ``enumerate`` (``plain``: row by row) for the others. The
+        result's ``method`` says which ran (``sample`` for random instances).
+    max_states, max_bytes : int, optional
+        The reachable-states budget (:func:`reductions.reachable.engine.explore`).
     rows : int, optional
         Instances per chunk (default: about 2^23 tokens per chunk).
     progress : callable ``(done, total)``, optional
@@ -153,10 +169,23 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         The array library the model, the messages and the counts run on (default:
         ``$COMMCOMP_BACKEND``, else numpy; a given ``model`` keeps its own unless this is set).
     """
-    if method not in ("prefix-tree", "plain"):
-        raise InvalidParameterError(f"method must be 'prefix-tree' or 'plain', got {method!r}")
+    if method not in VERIFY_METHODS:
+        raise InvalidParameterError(f"method must be one of {', '.join(VERIFY_METHODS)}, got {method!r}")
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
+    fallback = None
+    if exhaustive and method in ("auto", "reachable-states"):
+        from ..reachable.api import ReachableFallback, reachable_verify
+
+        try:
+            out = reachable_verify(sim, max_states=max_states, max_bytes=max_bytes, progress=progress)
+            out.setdefault("backend", sim.backend)
+            return out
+        except ReachableFallback as why:
+            if method == "reachable-states":
+                raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
+            fallback = str(why)
+    method = {"auto": "prefix-tree", "enumerate": "plain"}.get(method, method)
     size = chunk_rows(sim.split.length, rows)
     if not exhaustive:
         instances = check_int("instances", DEFAULT_INSTANCES if instances is None else instances, 1, MAX_INSTANCES)
@@ -197,7 +226,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
         "weights": sim.weights, "seed": int(seed), "backend": sim.backend,
         "instances": counts["instances"], "exhaustive": bool(exhaustive),
-        "method": runner if exhaustive else "plain",
+        "method": {"plain": "enumerate"}.get(runner, runner) if exhaustive else "sample", "fallback": fallback,
         "faithful": counts["faithful"] / k if exact else None, "faithful_count": counts["faithful"],
         "exact": exact, "max_abs_difference": diff,
         "correct": counts["correct"] / k, "correct_count": counts["correct"],

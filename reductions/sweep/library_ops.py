@@ -37,9 +37,13 @@ MATRIX = "commcomp.matrix:measure_problem"
 
 VERIFY_REQUIRED = ("task", "arch")
 VERIFY_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "instances", "exhaustive",
-                   "cot", "method", "rows", "backend")
+                   "cot", "method", "rows", "max_states", "max_bytes", "backend")
 WITNESS_REQUIRED = ("task", "arch")
-WITNESS_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "budget", "cot", "backend")
+WITNESS_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "budget", "cot", "method",
+                    "max_states", "max_bytes", "backend")
+REACHABLE = "reductions.reachable.api:reachable_analysis"
+REACHABLE_REQUIRED = ("task", "arch")
+REACHABLE_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "max_states", "max_bytes")
 CONSTRUCT_REQUIRED = ("task",)
 CONSTRUCT_ACCEPTED = None  # minimal_width's keywords plus each construction's own options (k, gamma, ...)
 BOUNDS_REQUIRED = ("n", "precision")
@@ -66,6 +70,16 @@ def verify(params: dict, seed: int) -> dict:
 def witness(params: dict, seed: int) -> dict:
     """``reductions.witness.find_witness(**params, seed=seed)``: the ``witness`` JSON."""
     return call(WITNESS, **params, seed=seed)
+
+
+def reachable(params: dict, seed: int) -> dict:
+    """``reductions.reachable.api.reachable_analysis(**params, seed=seed)``: distinct messages per level,
+    the complete witness search (flattened to ``witness_found``, ``witness_complete``), faithfulness and
+    the exact correctness count over all inputs; ``complete``/``stopped`` say where the budget ended it."""
+    out = dict(call(REACHABLE, **params, seed=seed))
+    w = out.get("witness") or {}
+    out["witness_found"], out["witness_complete"] = w.get("found"), w.get("complete")
+    return out
 
 
 def construct(params: dict, seed: int) -> dict:

@@ -10,6 +10,7 @@ operation      wraps                                             result fields
 =============  ================================================  ==================================================
 verify         ``reductions.simulate.verify``                    the ``verify`` JSON (faithful, correct, ...)
 witness        ``reductions.witness.find_witness``               the ``witness`` JSON (found, x, x_prime, ...)
+reachable      ``reductions.reachable.api.reachable_analysis``  distinct messages per level, witness, exact counts
 construct      ``models.constructions.minimal_width``            min_width, min_precision_bits, lower_bound_width
 bounds         ``commcomp.bounds.compute_bounds``                ``rows`` (the calculator's rows) + headline fields
 matrix         ``commcomp.matrix.measure_problem``               the ``matrix`` JSON (one_way_bits, rank, ...)
@@ -160,6 +161,10 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     Operation("witness", _lib.witness, "an input on which an undersized model must fail",
               wraps=_lib.WITNESS, required=_lib.WITNESS_REQUIRED, accepted=_lib.WITNESS_ACCEPTED,
               headline=("found", "bits_per_message", "lower_bound_bits", "tried")),
+    Operation("reachable", _lib.reachable, "exact analysis over all inputs via the reachable states",
+              wraps=_lib.REACHABLE, required=_lib.REACHABLE_REQUIRED, accepted=_lib.REACHABLE_ACCEPTED,
+              headline=("complete", "distinct_messages", "message_bits", "witness_found", "seconds"),
+              aliases=("reachable-states",)),
     Operation("construct", _lib.construct, "minimal width (and precision) at which a construction is correct",
               wraps=_lib.CONSTRUCT, required=_lib.CONSTRUCT_REQUIRED, accepted=_lib.CONSTRUCT_ACCEPTED,
               headline=("min_width", "min_precision_bits", "lower_bound_width")),

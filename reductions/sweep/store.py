@@ -143,6 +143,8 @@ def _column(prefix: str, name: str) -> str:
 
 
 def _scalar(value):
+    if isinstance(value, int) and not -(1 << 63) <= value < (1 << 63):
+        return str(value)  # exact counts past SQLite's 64-bit integers (n·2^n instances): as text
     if value is None or isinstance(value, (int, float, str)):
         return value  # bool is an int: stored as 0/1
     return None

@@ -88,7 +88,13 @@ def test_list_tasks_and_archs_read_the_registries(capsys):
     ["simulate", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "8", "--x", "012"],
     ["simulate", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "nope"],
     ["verify", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "8"],
-    ["verify", "index-lookup", "--arch", "lstm", "--n", "40", "--precision", "8", "--exhaustive"],
+    ["verify", "string-equality", "--arch", "lstm", "--n", "40", "--precision", "8", "--exhaustive"],
+    ["verify", "index-lookup", "--arch", "lstm", "--n", "40", "--precision", "8", "--exhaustive",
+     "--method", "prefix-tree"],
+    ["verify", "string-equality", "--arch", "lstm", "--n", "4", "--precision", "8", "--exhaustive",
+     "--method", "reachable-states"],
+    ["witness", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "8", "--width", "2",
+     "--plot", "/nonexistent-folder/curve.png"],
     ["witness", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "8"],
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv):

@@ -46,9 +46,9 @@ def _check_against_unsplit_model(w, task, arch, n, precision, width, **kw):
 
 def test_lstm_width_2_on_index_lookup_within_seconds():
     start = time.perf_counter()
-    w = find_witness("index-lookup", "lstm", 24, "fixed:4:2", width=2, seed=0)
+    w = find_witness("index-lookup", "lstm", 24, "fixed:4:2", width=2, seed=0, method="sample")
     assert time.perf_counter() - start < 20  # "within seconds" (a shared 2-core machine)
-    assert w["found"] and w["method"] == "birthday"
+    assert w["found"] and w["method"] == "sample" and w["search"] == "birthday" and not w["complete"]
     assert w["bits_per_message"] == 16 < w["lower_bound_bits"] == 24
     for field in ("task", "arch", "n", "precision", "width", "bits_per_message", "lower_bound_bits", "found",
                   "x", "x_prime", "y", "model_answer_x", "model_answer_x_prime", "truth_x", "truth_x_prime",
@@ -60,9 +60,12 @@ def test_lstm_width_2_on_index_lookup_within_seconds():
 @pytest.mark.parametrize("task,arch", [("string-equality", "gru"), ("string-disjointness", "elman"),
                                        ("multi-index-lookup", "lstm")])
 def test_enumerated_witnesses(task, arch):
-    w = find_witness(task, arch, 8, "fixed:4:2", width=1)
-    assert w["found"] and w["method"] == "enumerate" and w["tried"] <= 2 ** 8
+    w = find_witness(task, arch, 8, "fixed:4:2", width=1, method="prefix-tree")
+    assert w["found"] and w["method"] == "prefix-tree" and w["tried"] <= 2 ** 8 and w["complete"]
     _check_against_unsplit_model(w, task, arch, 8, "fixed:4:2", 1)
+    auto = find_witness(task, arch, 8, "fixed:4:2", width=1)  # the default: every reachable state
+    assert auto["found"] and auto["method"] == "reachable-states" and auto["complete"]
+    _check_against_unsplit_model(auto, task, arch, 8, "fixed:4:2", 1)
 
 
 def test_one_round_transformer_witness():
@@ -72,8 +75,17 @@ def test_one_round_transformer_witness():
 
 
 def test_nothing_found_says_it_proves_nothing():
-    w = find_witness("index-lookup", "lstm", 4, "float32", width=8, budget=100)
-    assert not w["found"] and w["tried"] == 16 and w["method"] == "enumerate"
-    assert "proves nothing" in w["note"] and w["x"] is None
-    w = find_witness("index-lookup", "lstm", 30, "float32", width=8, budget=64)
-    assert not w["found"] and w["tried"] == 64 and w["method"] == "birthday"
+    w = find_witness("index-lookup", "lstm", 4, "float32", width=8, budget=100, method="prefix-tree")
+    assert not w["found"] and w["tried"] == 16 and w["method"] == "prefix-tree" and w["complete"]
+    assert "proved" in w["note"] and w["x"] is None
+    w = find_witness("index-lookup", "lstm", 30, "float32", width=8, budget=64, method="sample")
+    assert not w["found"] and w["tried"] == 64 and w["method"] == "sample" and not w["complete"]
+    assert "proves nothing" in w["note"]
+
+
+def test_reachable_budget_falls_back_and_says_so():
+    w = find_witness("index-lookup", "lstm", 30, "float32", width=8, budget=64, max_states=8)
+    assert w["method"] == "sample" and "budget" in w["fallback"] and not w["complete"]
+    w = find_witness("index-lookup", "lstm", 4, "float32", width=8)
+    assert w["method"] == "reachable-states" and w["complete"] and not w["found"]
+    assert w["note"].startswith("proved: every input sends a distinct message")

@@ -1,0 +1,140 @@
+"""Exact analysis over all inputs via reachable states: timings, a ratio, and a table.
+
+Three measurements (issue 11), each printed with the load average it ran under (the machine is
+shared, and timings move with the load):
+
+1. **n = 1024**: an LSTM of width 4 at ``fixed:8:4`` on INDEX -> Index Lookup: the exact
+   ``verify --exhaustive`` (all 1024 · 2^1024 instances: faithful and correct counts as exact
+   integers), the complete ``witness`` search, each timed. Target: under 5 s each on 2 cores.
+   Enumeration is out of reach (2^1024 inputs).
+2. **n = 18 against the prefix tree**, in the same run: the same ``verify --exhaustive`` by the
+   reachable states and by the prefix-tree runner (every one of the 2^18 inputs); the answers
+   must agree (instances, faithful and correct counts, distinct messages) and the ratio is
+   reported. Target: >= 100x for models with fewer than 2^12 reachable states.
+3. **table**: reachable-state counts against n for every recurrent architecture at ``fixed:4:2``,
+   ``fixed:8:4``, ``float16`` and ``float32`` and each width, with the wall time of the
+   exploration and, where the budget (``--max-states``) ends it, the level at which it did.
+
+Usage::
+
+    python benchmarks/bench_reachable.py                 # 1, 2 (LSTM, GRU, Elman), a short table (~3 min)
+    python benchmarks/bench_reachable.py --only table --widths 2 4 8 16 --ns 16 64 256 1024 \\
+        --max-states 32768                               # the full table (long: the machine is shared)
+    python benchmarks/bench_reachable.py --ratio-archs lstm gru elman --out results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ARCHS = ["elman", "lstm", "gru", "linear-attention", "retnet", "dss", "mamba"]
+FORMATS = ["fixed:4:2", "fixed:8:4", "float16", "float32"]
+
+
+def _load() -> str:
+    return "load %.2f" % os.getloadavg()[0]
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def bench_n1024(n: int = 1024) -> dict:
+    from reductions.simulate import verify
+    from reductions.witness import find_witness
+
+    v, tv = _timed(lambda: verify("index-lookup", "lstm", n, "fixed:8:4", width=4, exhaustive=True))
+    w, tw = _timed(lambda: find_witness("index-lookup", "lstm", n, "fixed:8:4", width=4))
+    row = {"n": n, "verify_seconds": tv, "witness_seconds": tw, "method": v["method"],
+           "distinct_messages": v["distinct_messages"], "instances_log2": v["instances"].bit_length() - 1,
+           "correct": v["correct"], "faithful": v["faithful"], "witness_found": w["found"],
+           "witness_complete": w["complete"], "load": _load()}
+    print(f"[1] n = {n}: verify {tv:.2f} s ({v['method']}, {v['distinct_messages']} messages, correct "
+          f"{v['correct']:.4f} of 2^{row['instances_log2']}.. instances, faithful {v['faithful']}); witness "
+          f"{tw:.2f} s (found {w['found']}, complete {w['complete']}); {_load()}", flush=True)
+    return row
+
+
+def bench_ratio(archs, n: int = 18, width: int = 4, precision: str = "fixed:8:4") -> list:
+    from reductions.simulate import verify
+
+    rows = []
+    for arch in archs:
+        r, tr = _timed(lambda: verify("index-lookup", arch, n, precision, width=width, exhaustive=True,
+                                      method="reachable-states"))
+        t, tt = _timed(lambda: verify("index-lookup", arch, n, precision, width=width, exhaustive=True,
+                                      method="prefix-tree"))
+        same = all(r[k] == t[k] for k in ("instances", "faithful_count", "correct_count", "model_correct_count",
+                                          "distinct_messages"))
+        row = {"arch": arch, "n": n, "width": width, "precision": precision, "states": r["distinct_messages"],
+               "max_level_states": max(r["distinct_messages_per_level"]), "reachable_seconds": tr,
+               "prefix_tree_seconds": tt, "ratio": tt / tr, "same_answers": same, "load": _load()}
+        rows.append(row)
+        print(f"[2] n = {n} {arch} w{width} {precision}: {row['states']} states (max {row['max_level_states']} "
+              f"at a level); reachable {tr:.3f} s, prefix tree {tt:.2f} s: {tt / tr:.0f}x; same answers "
+              f"{same}; {_load()}", flush=True)
+    return rows
+
+
+def bench_table(archs, formats, widths, ns, max_states: int) -> list:
+    from reductions.reachable.engine import explore
+    from reductions.simulate.setup import prepare
+
+    rows = []
+    for arch in archs:
+        for fmt in formats:
+            for width in widths:
+                cells = []
+                for n in ns:
+                    sim = prepare("index-lookup", arch, n, fmt, width=width, seed=0)
+                    reach, sec = _timed(lambda: explore(sim, max_states=max_states))
+                    cells.append({"n": n, "states": reach.sizes[-1] if reach.complete else None,
+                                  "seconds": sec, "stopped_at_level": None if reach.complete else len(reach.levels) + 1,
+                                  "max_level_states": max(reach.sizes)})
+                    if not reach.complete:
+                        break  # larger n stop at the same level
+                rows.append({"arch": arch, "precision": fmt, "width": width, "cells": cells})
+                text = "  ".join(f"n={c['n']}: {c['states']} ({c['seconds']:.2f}s)" if c["states"] is not None
+                                 else f"n={c['n']}: budget at level {c['stopped_at_level']} ({c['seconds']:.2f}s)"
+                                 for c in cells)
+                print(f"[3] {arch:16s} {fmt:9s} w{width:<2d} {text}", flush=True)
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--only", choices=["n1024", "ratio", "table"], action="append")
+    p.add_argument("--ratio-archs", nargs="+", default=["lstm", "gru", "elman"])
+    p.add_argument("--ratio-n", type=int, default=18)
+    p.add_argument("--archs", nargs="+", default=ARCHS)
+    p.add_argument("--formats", nargs="+", default=FORMATS)
+    p.add_argument("--widths", nargs="+", type=int, default=[2, 4])
+    p.add_argument("--ns", nargs="+", type=int, default=[16, 128, 1024])
+    p.add_argument("--max-states", type=int, default=4096)
+    p.add_argument("--out", help="write the rows as JSON")
+    args = p.parse_args(argv)
+    only = set(args.only or ["n1024", "ratio", "table"])
+    out = {"blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+    if "n1024" in only:
+        out["n1024"] = bench_n1024()
+    if "ratio" in only:
+        out["ratio"] = bench_ratio(args.ratio_archs, args.ratio_n)
+    if "table" in only:
+        out["table"] = bench_table(args.archs, args.formats, args.widths, args.ns, args.max_states)
+    if args.out:
+        Path(args.out).write_text(json.dumps(out, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

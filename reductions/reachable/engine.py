@@ -1,0 +1,284 @@
+"""The reachable-states engine: Alice's side of a one-way recurrent split, level by level.
+
+A model at a finite precision carries a state that takes finitely many values, so the set of
+messages Alice can send is the set of states reachable over her positions. Level t holds one
+*class* per distinct message after positions ``0..t-1``; each class takes every token position t
+allows (:mod:`.letters`), the candidates step in fixed row blocks (:mod:`.stepping`), and
+candidates whose encoded messages are bit-equal merge into one class. Each class keeps
+
+* the canonical state (decoded from its message: what Bob would hold),
+* its representative input (the first candidate that reached it: a parent pointer and a letter),
+* the exact number of Alice's inputs in it (Python ints: counts reach 2^n),
+
+and each level keeps its transition table ``next_class (S_prev, A)``, from which the analyses
+(:mod:`.analyses`) recover every count they need. Two different inputs that merge are a
+*message collision*: the first few are kept as witnesses. The exploration stops when all of
+Alice's positions are done or when a budget (classes at a level, bytes kept) is exceeded; then
+:attr:`ReachableStates.complete` is False and :attr:`ReachableStates.stopped` says why.
+
+Examples
+--------
+>>> from reductions.simulate.setup import prepare
+>>> sim = prepare("index-lookup", "lstm", 12, "fixed:4:2", width=2, seed=0)
+>>> reach = explore(sim)
+>>> reach.complete, reach.sizes[:4], reach.total_inputs == 2 ** 12
+(True, [1, 2, 3, 3], True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from commcomp.errors import UnsupportedSplitError
+from commcomp.precision import FixedPoint
+
+from ..simulate.running import take_rows
+from .letters import AliceLetters, alice_letters
+from .stepping import canonical, state_rows_numpy, step_rows
+
+__all__ = ["Level", "Collision", "ReachableStates", "explore", "explore_model", "DEFAULT_MAX_STATES", "DEFAULT_MAX_BYTES"]
+
+DEFAULT_MAX_STATES = 1 << 15   # classes at one level
+DEFAULT_MAX_BYTES = 1 << 28    # states, messages, tables and counts kept (256 MiB)
+KEEP_COLLISIONS = 16
+
+
+@dataclass(frozen=True, eq=False)
+class Level:
+    """One of Alice's positions, explored.
+
+    Attributes
+    ----------
+    position, bit : int
+        The sequence position and the bit of x it holds (-1: a constant token).
+    letters : ``(A,)`` int64 tokens tried (bit 0's then bit 1's)
+    next_class : ``(S_prev, A)`` int64: the class each (parent class, letter) reaches
+    rep_parent, rep_letter : ``(S,)`` int64: the candidate each class keeps as representative
+    counts : ``(S,)`` object: Alice's inputs in each class (Python ints, unread bits included)
+    """
+
+    position: int
+    bit: int
+    letters: np.ndarray
+    next_class: np.ndarray
+    rep_parent: np.ndarray
+    rep_letter: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.counts.shape[0])
+
+
+@dataclass(frozen=True)
+class Collision:
+    """Two candidates that merged at ``level``: ``(parent class, letter index)`` each."""
+
+    level: int
+    first: tuple
+    second: tuple
+
+
+@dataclass(eq=False)
+class ReachableStates:
+    """What :func:`explore` found (see the module docstring).
+
+    Attributes
+    ----------
+    layout : AliceLetters
+    levels : list of Level
+        One per explored position (all ``split_at`` of them when complete).
+    sizes : list of int
+        Distinct messages after 0, 1, ..., explored positions (``sizes[0] == 1``).
+    state, keys : the classes of the last explored level: canonical states (model namespace)
+        and packed messages ``(S, bytes)`` uint8
+    collisions : list of Collision
+        The first merges of different inputs (at most ``KEEP_COLLISIONS``).
+    merged_candidates : int
+        Candidates that joined an existing class, over all levels.
+    roundtrip_failures : int
+        Candidates whose state differs from decode(encode(state)) (0 when the codec is faithful).
+    complete : bool
+    stopped : str or None
+        Why the exploration stopped early (a budget), or None.
+    seconds : float
+    bytes_kept : int
+        What the budget counted.
+    reused_levels : int
+        Levels whose step repeated the previous level's exactly and was reused, not recomputed.
+    """
+
+    layout: AliceLetters
+    levels: list
+    sizes: list
+    state: dict
+    keys: np.ndarray
+    collisions: list = field(default_factory=list)
+    merged_candidates: int = 0
+    roundtrip_failures: int = 0
+    complete: bool = True
+    stopped: str | None = None
+    seconds: float = 0.0
+    bytes_kept: int = 0
+    reused_levels: int = 0
+
+    @property
+    def final_counts(self) -> np.ndarray:
+        return self.levels[-1].counts if self.levels else np.array([self.unread_factor], dtype=object)
+
+    @property
+    def unread_factor(self) -> int:
+        return 1 << len(self.layout.unread)
+
+    @property
+    def total_inputs(self) -> int:
+        return int(sum(self.final_counts))
+
+    @property
+    def injective(self) -> bool:
+        """True when every input of Alice sends its own message (no merge, every bit read)."""
+        return self.complete and self.merged_candidates == 0 and len(self.layout.unread) == 0
+
+    def choices(self, level: int, cls: int) -> list:
+        """Letter indices per level of the representative of class ``cls`` after ``level`` levels."""
+        out = []
+        for t in range(level - 1, -1, -1):
+            lv = self.levels[t]
+            out.append(int(lv.rep_letter[cls]))
+            cls = int(lv.rep_parent[cls])
+        return out[::-1]
+
+    def representative(self, level: int, cls: int, fill: int = 0) -> np.ndarray:
+        """An input x ``(n,)`` of class ``cls`` after ``level`` levels (bits after it: ``fill``)."""
+        return self.layout.inputs_from_choices(self.choices(level, cls), fill)
+
+    def representatives(self) -> np.ndarray:
+        """One input ``(S, n)`` per class of the last explored level."""
+        S = self.keys.shape[0]
+        return np.stack([self.representative(len(self.levels), c) for c in range(S)]) if S else \
+            np.zeros((0, self.layout.n), np.uint8)
+
+    def collision_inputs(self, collision: Collision) -> tuple[np.ndarray, np.ndarray]:
+        """Two different inputs x != x' whose messages are equal after ``collision.level + 1``
+        positions, completed with the same bits (so their final messages are equal too)."""
+        xs = []
+        for parent, letter in (collision.first, collision.second):
+            xs.append(self.layout.inputs_from_choices(self.choices(collision.level, parent) + [letter]))
+        return xs[0], xs[1]
+
+
+def _state_bits_changed(model, stepped: dict, decoded: dict) -> int:
+    """Rows whose stepped state differs from the state decoded from its message (fixed point has
+    no -0: a -0.0 counts as 0, as the one-way split's own check does)."""
+    a, b = state_rows_numpy(stepped), state_rows_numpy(decoded)
+    if isinstance(model.precision, FixedPoint):
+        a, b = a + 0.0, b + 0.0
+    return int(np.sum(np.any(a.view(np.uint64) != b.view(np.uint64), axis=1)))
+
+
+def _group(keys: np.ndarray):
+    """``(first, inverse)``: the first row of each distinct key row, and each row's class."""
+    void = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # classes numbered by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
+
+
+def explore(sim, *, max_states: int = DEFAULT_MAX_STATES, max_bytes: int = DEFAULT_MAX_BYTES,
+            layout: AliceLetters | None = None, progress=None, reuse: bool = True) -> ReachableStates:
+    """Explore Alice's reachable states for a prepared one-way recurrent simulation.
+
+    Parameters
+    ----------
+    sim : Simulation
+        From :func:`reductions.simulate.setup.prepare` (a recurrent split).
+    max_states, max_bytes : int
+        The budget: the exploration stops (``complete = False``) when a level has more classes,
+        or the kept tables and states more bytes.
+    progress : callable ``(level, levels)``, optional
+
+    Raises
+    ------
+    UnsupportedSplitError
+        For a split that is not one-way recurrent, a chain of thought, or an encoding of x that
+        is not one bit per position (:class:`~.letters.NotPositionwiseError`).
+    """
+    if sim.split.kind != "recurrent":
+        raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent splits, not "
+                                    f"{sim.split.kind}")
+    layout = alice_letters(sim.reduction, sim.n, sim.seed) if layout is None else layout
+    return explore_model(sim.model, layout, max_states=max_states, max_bytes=max_bytes, progress=progress,
+                         reuse=reuse)
+
+
+def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_STATES,
+                  max_bytes: int = DEFAULT_MAX_BYTES, progress=None, reuse: bool = True) -> ReachableStates:
+    """:func:`explore` for a recurrent model and a layout of Alice's positions given directly
+    (a model outside the registry's tasks, e.g. a construction over its own vocabulary).
+
+    ``reuse``: a step is a function of (state bits, token) alone (``run_layers`` takes no position),
+    so a level whose classes are, in the same order, those from which the same letters were last
+    stepped steps exactly as that level did: its step is reused instead of recomputed (once the
+    reachable set has settled, the rest of a long input costs no model calls; positions that
+    alternate between public tokens and bits each keep their own last step).
+    """
+    start = time.perf_counter()
+    keys, state = canonical(model, model.init_state(1))
+    counts = np.array([1 << len(layout.unread)], dtype=object)
+    reach = ReachableStates(layout, [], [1], state, keys)
+    live = keys.shape[1] + 8 * model.state_numbers()  # bytes of a class's message and state (this level only)
+    cache = {}  # letters -> (parent keys, first, inverse, keys, state, failures) of their last computed step
+    for t in range(layout.split_at):
+        letters = layout.letters(t)
+        S, A = keys.shape[0], len(letters)
+        entry = cache.get(letters.tobytes())
+        if reuse and entry is not None and np.array_equal(entry[0], keys):
+            first, inverse, new_keys, new_state, failures = entry[1:]
+            reach.reused_levels += 1
+        else:
+            stepped = step_rows(model, take_rows(state, np.repeat(np.arange(S), A)), np.tile(letters, S))
+            cand_keys, decoded = canonical(model, stepped)  # (S * A, bytes)
+            failures = _state_bits_changed(model, stepped, decoded)
+            first, inverse = _group(cand_keys)
+            new_keys, new_state = cand_keys[first], take_rows(decoded, first)
+            cache[letters.tobytes()] = (keys, first, inverse, new_keys, new_state, failures)
+        reach.roundtrip_failures += failures
+        K = len(first)
+        kept = S * A * 8 + K * (16 + 36 + 4 * (t // 30 + 1))  # transitions, representatives, exact counts
+        need = reach.bytes_kept + kept + 2 * S * A * live  # the tables so far, and this level's candidates
+        if K > max_states or need > max_bytes:
+            reach.complete = False
+            reach.stopped = (f"budget: level {t + 1} (position {t}) has {K} distinct messages" if K > max_states
+                             else f"budget: level {t + 1} needs {need} bytes ({2 * S * A * live} for its "
+                                  f"candidates' states and messages), more than max_bytes {max_bytes}")
+            break
+        new_counts = np.zeros(K, dtype=object)
+        np.add.at(new_counts, inverse, np.repeat(counts, A))
+        if K < S * A:
+            reach.merged_candidates += S * A - K
+            _record(reach, t, first, inverse, A)
+        keys, state, counts = new_keys, new_state, new_counts
+        reach.levels.append(Level(t, int(layout.bit_at[t]), letters, inverse.reshape(S, A), first // A,
+                                  first % A, counts))
+        reach.sizes.append(K)
+        reach.bytes_kept += kept
+        if progress is not None:
+            progress(t + 1, layout.split_at)
+    reach.state, reach.keys = state, keys
+    reach.seconds = time.perf_counter() - start
+    return reach
+
+
+def _record(reach: ReachableStates, t: int, first: np.ndarray, inverse: np.ndarray, A: int) -> None:
+    """Keep the first collisions of level t: a candidate that joined a class another one founded."""
+    if len(reach.collisions) >= KEEP_COLLISIONS:
+        return
+    joined = np.nonzero(first[inverse] != np.arange(len(inverse)))[0]
+    for cand in joined[:KEEP_COLLISIONS - len(reach.collisions)]:
+        found = int(first[inverse[cand]])
+        reach.collisions.append(Collision(t, (found // A, found % A), (int(cand) // A, int(cand) % A)))

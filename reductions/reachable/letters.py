@@ -1,0 +1,137 @@
+"""Alice's side of a reduction, position by position: which token each of her positions can hold.
+
+The reachable-states engine runs Alice's prefix level by level, so it needs the encoding of x as a
+sequence of per-position choices. Every prefix-suffix reduction in the registry writes each bit x_i
+at one position of Alice's and fills the other positions before the split with constants (public
+tokens); :func:`alice_letters` finds that layout by probing the reduction's own encoder (x = 0, and
+x = 0 with one bit set) and then checks it: a seeded sample of random x (and the all-ones x) must
+encode to exactly the tokens the layout predicts, and no bit may be read at two positions.
+Reductions that do not have this form raise :class:`NotPositionwiseError`; callers then fall back
+to the enumerating runners and say so.
+
+Examples
+--------
+>>> from reductions.registry import get_reduction
+>>> lay = alice_letters(get_reduction("mqar"), 3)
+>>> lay.split_at, lay.bit_at.tolist(), lay.tokens.tolist()[:3]
+(6, [-1, 0, -1, 1, -1, 2], [[0, 0], [6, 7], [1, 1]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from commcomp.errors import UnsupportedSplitError
+from commcomp.problems import get_problem
+
+from ..simulate.recurrent import split_point
+
+__all__ = ["AliceLetters", "alice_letters", "probe_positions", "NotPositionwiseError", "CHECK_SAMPLES"]
+
+CHECK_SAMPLES = 64  # random x whose encoding must match the layout exactly
+
+
+class NotPositionwiseError(UnsupportedSplitError):
+    """The reduction's encoding of x is not one bit per position (the engine cannot run it)."""
+
+
+@dataclass(frozen=True, eq=False)
+class AliceLetters:
+    """Alice's positions ``0..split_at-1`` as per-position choices.
+
+    Attributes
+    ----------
+    n : int
+        Problem size (bits of x).
+    split_at : int
+        One past Alice's last position: the engine's levels are ``0..split_at-1``.
+    bit_at : ``(split_at,)`` int64
+        The bit of x that position t holds, or -1 for a constant position (public, or a bit the
+        encoder does not read).
+    tokens : ``(split_at, 2)`` int64
+        The token at position t when its bit is 0 and when it is 1 (equal for constant positions).
+    unread : ``(k,)`` int64
+        Bits of x that no position before the split holds: inputs that differ only there send the
+        same message.
+    """
+
+    n: int
+    split_at: int
+    bit_at: np.ndarray
+    tokens: np.ndarray
+    unread: np.ndarray
+
+    def letters(self, t: int) -> np.ndarray:
+        """The distinct tokens position t can hold: ``(1,)`` or ``(2,)`` (bit 0's, then bit 1's)."""
+        return self.tokens[t, :1] if self.bit_at[t] < 0 else self.tokens[t]
+
+    def prefix_tokens(self, x) -> np.ndarray:
+        """Alice's tokens ``(B, split_at)`` for inputs ``x`` ``(B, n)``, from the layout."""
+        x = np.asarray(x, dtype=np.int64).reshape(-1, self.n)
+        bits = np.where(self.bit_at >= 0, x[:, np.maximum(self.bit_at, 0)], 0)  # (B, s)
+        return np.take_along_axis(np.broadcast_to(self.tokens, (x.shape[0],) + self.tokens.shape),
+                                  bits[:, :, None], axis=2)[:, :, 0]
+
+    def inputs_from_choices(self, choices, fill: int = 0) -> np.ndarray:
+        """x ``(n,)`` uint8 from the letter chosen at each position (0/1 per level); bits no level
+        chose are ``fill``."""
+        x = np.full(self.n, fill, dtype=np.uint8)
+        choices = np.asarray(choices, dtype=np.int64)
+        read = self.bit_at[:len(choices)]
+        x[read[read >= 0]] = choices[read >= 0]
+        return x
+
+
+def _bob_rows(problem, n: int, batch: int) -> np.ndarray:
+    ys = problem.sample(n, batch, np.random.default_rng(0))[1]
+    return ys
+
+
+def alice_letters(reduction, n: int, seed: int = 0) -> AliceLetters:
+    """Probe and check the layout of Alice's positions ``0..split_at-1`` (module docstring).
+
+    Raises
+    ------
+    UnsupportedSplitError
+        When the reduction is not a prefix-suffix split.
+    NotPositionwiseError
+        When a position depends on several bits, a bit is read at two positions, or a random x
+        encodes to other tokens than the layout predicts.
+    """
+    s = split_point(reduction.owners(n))
+    bit_at, table, unread = probe_positions(reduction, n, np.arange(s), seed)
+    return AliceLetters(int(n), int(s), bit_at, table, unread)
+
+
+def probe_positions(reduction, n: int, positions, seed: int = 0):
+    """``(bit_at, tokens, unread)`` of :class:`AliceLetters` for the given sequence positions
+    (Alice's prefix, or her own positions anywhere for a partition split), probed and checked."""
+    positions = np.asarray(positions, dtype=np.int64)
+    problem = get_problem(reduction.problem)
+    probes = np.vstack([np.zeros((1, n), np.uint8), np.eye(n, dtype=np.uint8)])  # (n + 1, n)
+    tokens = reduction.encode(probes, _bob_rows(problem, n, n + 1), n).tokens[:, positions]  # (n + 1, k)
+    base = tokens[0]
+    changed = tokens[1:] != base  # (n, k): bit i moves position t
+    per_position = changed.sum(axis=0)
+    if np.any(per_position > 1):
+        t = int(positions[np.nonzero(per_position > 1)[0][0]])
+        raise NotPositionwiseError(f"{reduction.name}: position {t} depends on several bits of x")
+    per_bit = changed.sum(axis=1)
+    if np.any(per_bit > 1):
+        i = int(np.nonzero(per_bit > 1)[0][0])
+        raise NotPositionwiseError(f"{reduction.name}: bit {i} of x is written at several positions")
+    bit_at = np.full(len(positions), -1, dtype=np.int64)
+    bits, at = np.nonzero(changed)
+    bit_at[at] = bits
+    table = np.stack([base, base], axis=1).astype(np.int64)  # (k, 2)
+    table[at, 1] = tokens[bits + 1, at]
+    layout = AliceLetters(int(n), len(positions), bit_at, table, np.setdiff1d(np.arange(n), bits))
+    rng = np.random.default_rng([int(seed), 11])
+    xs = np.vstack([np.ones((1, n), np.uint8), rng.integers(0, 2, size=(CHECK_SAMPLES, n), dtype=np.uint8)])
+    got = reduction.encode(xs, _bob_rows(problem, n, len(xs)), n).tokens[:, positions]
+    if not np.array_equal(got, layout.prefix_tokens(xs)):
+        raise NotPositionwiseError(f"{reduction.name}: the encoding of x is not one bit per position "
+                                   "(a random x encodes to other tokens than the probed layout)")
+    return bit_at, table, layout.unread

@@ -1,0 +1,210 @@
+"""Reachable partial sums of a 1-layer Transformer split (the second step of the engine).
+
+In the 1-layer Transformer protocol (theorems.md §8.3) Alice's message is, per read position and
+head, the exact integer sums ``sum_j w_j v_j`` and ``sum_j w_j`` over her positions j: each term
+sits on the fixed-point grid and depends only on the token at j, on j and on the query, so a
+partial sum over her positions is the sum of per-position integer terms. The set of messages she
+can send is built position by position: level t adds, to every reachable sum vector, the term of
+each token her position t allows, and equal integer vectors merge (they are the same message: the
+code is a fixed-width two's complement of each integer).
+
+One round (the query is public, fixed or constant) gives one exploration. With two rounds
+(Bob sends his query first) Alice's reply depends on the query, so the exploration runs once per
+query, over Bob's inputs (all when few, else a seeded sample), and a collision counts as a
+witness only for a y whose query it is.
+
+Examples
+--------
+>>> out = reachable_partial_sums("string-equality", n=12, precision="fixed:4:2", width=1, seed=0)
+>>> out["rounds"], out["complete"], out["distinct_messages"] < 2 ** 12, out["witness"]["found"]
+(1, True, True, True)
+>>> out["sums_match_model"], out["faithful"]
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from commcomp.backend import to_numpy
+from commcomp.errors import UnsupportedSplitError
+
+from ..base import ALICE
+from ..simulate.setup import prepare
+from .letters import AliceLetters, probe_positions
+from .separate import separating_y
+
+__all__ = ["reachable_partial_sums", "partial_sums_of", "explore_sums", "MAX_QUERIES"]
+
+MAX_QUERIES = 32   # Bob's queries explored in a two-round split (all when there are no more)
+_TERM_ROWS = 256   # (position, token) rows per call of model.partial
+
+
+def _terms(sim, positions, layout: AliceLetters, queries: dict) -> np.ndarray:
+    """Integer terms ``(k, 2, width)``: position ``positions[t]`` holding its bit-0 / bit-1 token,
+    every read position's numerators and denominators concatenated."""
+    model, N = sim.model, sim.split.length
+    k = len(positions)
+    rows = np.repeat(np.arange(k), 2)  # (2k,) position index of each row
+    toks = layout.tokens.reshape(-1)  # (2k,)
+    parts = []
+    for o, q in queries.items():
+        chunks = []
+        for a in range(0, 2 * k, _TERM_ROWS):
+            r = slice(a, min(a + _TERM_ROWS, 2 * k))
+            B = r.stop - r.start
+            tokens = np.zeros((B, N), dtype=np.int64)
+            tokens[np.arange(B), positions[rows[r]]] = toks[r]
+            mask = np.zeros((B, N), dtype=bool)
+            mask[np.arange(B), positions[rows[r]]] = True
+            part = model.partial(tokens, mask, query=np.repeat(q, B, axis=0), output_position=o)
+            num, den = to_numpy(part.numerator), to_numpy(part.denominator)
+            chunks.append(np.concatenate([num.reshape(B, -1), den.reshape(B, -1)], axis=1).astype(np.int64))
+        parts.append(np.concatenate(chunks))
+    return np.concatenate(parts, axis=1).reshape(k, 2, -1)
+
+
+def explore_sums(terms: np.ndarray, layout: AliceLetters, max_states: int):
+    """Level by level: ``(sizes, final sums (S, width) int64, representatives' letters (S, k), merges,
+    stopped)``; a merge is the pair of letter sequences of two inputs that reached equal sums."""
+    sums = np.zeros((1, terms.shape[2]), dtype=np.int64)
+    choices = np.zeros((1, 0), dtype=np.int64)
+    sizes, merges, stopped = [1], [], None
+    for t in range(terms.shape[0]):
+        A = 1 if layout.bit_at[t] < 0 else 2
+        cand = (sums[:, None, :] + terms[t, :A][None, :, :]).reshape(-1, terms.shape[2])  # (S * A, w)
+        _, first, inverse = np.unique(cand, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        if len(first) > max_states:
+            stopped = f"budget: level {t + 1} has {len(first)} distinct partial sums"
+            break
+        if len(first) < len(cand) and len(merges) < 16:  # the letters of both inputs of a merge
+            joined = np.nonzero(first[inverse] != np.arange(len(cand)))[0][:16 - len(merges)]
+            for j in joined:
+                a, b = divmod(int(first[inverse[j]]), A), divmod(int(j), A)
+                merges.append((list(choices[a[0]]) + [a[1]], list(choices[b[0]]) + [b[1]]))
+        parent, letter = first // A, first % A
+        choices = np.concatenate([choices[parent], letter[:, None]], axis=1)
+        sums = cand[first]
+        sizes.append(len(first))
+    return sizes, sums, choices, merges, stopped
+
+
+def _queries(sim, y):
+    tokens = sim.reduction.encode(np.zeros((1, sim.n), np.uint8), np.asarray(y)[None, ...], sim.n).tokens
+    return {int(o): to_numpy(sim.model.query(tokens[:, int(o)], int(o))) for o in sim.split.read}
+
+
+def reachable_partial_sums(task, arch="transformer", n=8, precision="fixed:8:4", *, width=None, heads=1,
+                           problem=None, weights="random", seed=0, model=None, max_states=1 << 15) -> dict:
+    """What Alice's partial sums reach (module docstring): per query explored, the distinct messages
+    per level, whether the representatives' sums equal the model's own ``partial`` over her positions
+    (``sums_match_model``) and Bob's finish the unsplit forward pass (``faithful``, on every y or a
+    sample), and a witness from the merges.
+
+    Raises
+    ------
+    UnsupportedSplitError
+        For a split other than the 1-layer Transformer's, or sums that are not exact integers.
+    """
+    start = time.perf_counter()
+    sim = prepare(task, arch, n, precision, width=width, heads=heads, problem=problem, weights=weights,
+                  seed=seed, model=model)
+    out = partial_sums_of(sim, max_states)
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def partial_sums_of(sim, max_states: int = 1 << 15) -> dict:
+    """:func:`reachable_partial_sums` for a prepared simulation."""
+    seed = sim.seed
+    split = sim.split
+    if split.kind != "transformer" or not split.exact:
+        raise UnsupportedSplitError("partial sums are explored for the exact 1-layer Transformer split "
+                                    "(a precision set)")
+    positions = np.nonzero(split.owners == ALICE)[0]
+    bit_at, table, unread = probe_positions(sim.reduction, sim.n, positions, seed)
+    layout = AliceLetters(sim.n, len(positions), bit_at, table, unread)
+    ys_all = sim.problem.bob_inputs(sim.n) if sim.problem.bob_input_bits(sim.n) <= 16 else None
+    rng = np.random.default_rng([int(seed), 23])
+    if split.rounds == 1:
+        ys = sim.problem.sample(sim.n, 1, rng)[1][:1]
+    elif ys_all is not None and len(ys_all) <= MAX_QUERIES:
+        ys = ys_all
+    else:
+        ys = sim.problem.sample(sim.n, MAX_QUERIES, rng)[1]
+    runs, witness, ok_sums, ok_bob = [], None, True, True
+    for y in ys:
+        terms = _terms(sim, positions, layout, _queries(sim, y))
+        sizes, sums, choices, merges, stopped = explore_sums(terms, layout, max_states)
+        runs.append({"y": y.tolist() if np.ndim(y) else int(y), "sizes": sizes, "complete": stopped is None,
+                     "stopped": stopped, "merges": len(merges)})
+        if stopped is not None:
+            continue
+        reps = np.stack([layout.inputs_from_choices(c) for c in choices])  # (S, n)
+        ok_sums &= _sums_match(sim, reps, positions, y, sums)
+        ok_bob &= _finish_matches(sim, reps, ys_all if split.rounds == 1 and ys_all is not None and
+                                  len(ys_all) * len(reps) <= 1 << 16 else np.asarray([y]))
+        if witness is None:
+            witness = _witness(sim, layout, merges, None if split.rounds == 1 else y, unread)
+    complete = all(r["complete"] for r in runs)
+    final = [r["sizes"][-1] for r in runs]
+    out = {"task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
+           "precision": sim.precision.name, "width": sim.width, "heads": sim.heads, "seed": int(seed),
+           "rounds": split.rounds, "bits_per_message": sim.bits_per_message,
+           "lower_bound_bits": sim.lower_bound_bits, "alice_positions": len(positions),
+           "queries_explored": len(runs), "complete": complete, "runs": runs,
+           "distinct_messages": max(final), "message_bits": math.log2(max(final)),
+           "sums_match_model": bool(ok_sums), "faithful": bool(ok_bob),
+           "witness": witness or {"found": False, "complete": False, "note": "no exploration finished"}}
+    return out
+
+
+def _sums_match(sim, reps, positions, y, sums) -> bool:
+    """The representatives' sums, recomputed by the model's own ``partial`` over Alice's positions."""
+    ys = np.repeat(np.asarray(y)[None, ...], len(reps), axis=0)
+    tokens = sim.reduction.encode(reps, ys, sim.n).tokens
+    parts = []
+    for o, q in _queries(sim, y).items():
+        part = sim.model.partial(tokens, positions, query=np.repeat(q, len(reps), axis=0), output_position=o)
+        num, den = to_numpy(part.numerator), to_numpy(part.denominator)
+        parts.append(np.concatenate([num.reshape(len(reps), -1), den.reshape(len(reps), -1)], axis=1))
+    return bool(np.array_equal(np.concatenate(parts, axis=1), sums))
+
+
+def _finish_matches(sim, reps, ys) -> bool:
+    """The protocol over (representative, y) equals the unsplit model bit for bit."""
+    from ..simulate.batch import run_batch
+
+    x = np.repeat(reps, len(ys), axis=0)
+    y = np.tile(ys, (len(reps),) + (1,) * (np.ndim(ys) - 1))
+    return bool(run_batch(sim, x, y).faithful.all())
+
+
+def _witness(sim, layout, merges, y, unread) -> dict:
+    """A witness from the first merges (one round: any separating y; two rounds: this query's y)."""
+    from ..witness import confirm_witness
+
+    pairs = []
+    for i in unread:
+        x2 = np.zeros(sim.n, np.uint8)
+        x2[i] = 1
+        pairs.append((np.zeros(sim.n, np.uint8), x2))
+    pairs += [(layout.inputs_from_choices(a), layout.inputs_from_choices(b)) for a, b in merges]
+    for x, x2 in pairs:
+        if y is None:
+            sep, _ = separating_y(sim.problem, sim.n, x, x2)
+        else:
+            f = sim.problem.evaluate(np.stack([x, x2]), np.stack([y, y]))
+            sep = y if bool(f[0]) != bool(f[1]) else None
+        if sep is not None:
+            out = {"found": True, "complete": y is None}
+            out.update(confirm_witness(sim, x, x2, sep))
+            return out
+    proved = not pairs and y is None
+    return {"found": False, "complete": proved,
+            "note": ("proved: every input sends a distinct message, so no collision witness exists" if proved
+                     else "no collision of this query's replies is separated by its y")}
