@@ -1,9 +1,13 @@
 """Batched recurrent forward passes: our LSTM/GRU kernels against torch CPU, and the cost of rounding.
 
-Every measurement runs in its own subprocess (numpy and torch in one process fight over the cores:
-a torch LSTM went from 7.3 ms to 100 ms right after a numpy BLAS call), with the same thread count
-(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``), and reports the best of at least
-``repeats`` runs and of at least a second of runs.  Tables are ratios measured in the same run:
+The grid: LSTM and GRU, float32 and float64, B in {1, 64, 256}, m in {16, 64, 256}, N = 256
+(``--length`` changes N; ``--only`` measures any cell, as big as you like).  Each side of a cell
+runs in its own subprocess (numpy and torch in one process fight over the cores: a torch LSTM went
+from 7.3 ms to 100 ms right after a numpy BLAS call), with one thread by default
+(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``); the two sides alternate for
+``--rounds`` rounds (default 3) and each reports the best of at least ``repeats`` runs and of at
+least ``--min-seconds`` of runs; the best over the rounds counts.  Every row also prints the
+1-minute load average, since the machine is shared.  Tables are ratios measured in the same run:
 
 * ``ours / torch``: our ``run_layers`` on float inputs ``(B, N, m)`` (one layer, width m, input
   width m) over ``torch.nn.LSTM`` / ``nn.GRU`` (``batch_first``, ``inference_mode``), same dtype;
@@ -27,15 +31,20 @@ m=64 in float64 (13 GB); the m=256 cells take a few minutes per implementation o
 skips cells with ``B*N*m`` above it (none by default).
 
 B = 1.  At B = 1 a step is a handful of NumPy calls on ``(1, m)`` arrays, each ~0.3-0.5 us of
-call overhead whatever the size (one matmul and seven element-wise calls for the LSTM: ~3 us a
-step), while torch's float32 LSTM runs the whole sequence inside one oneDNN call (~0.6 us a step):
-there we stay slower, 4.8x at m = 16 and 2.8x at m = 64 (it was 10.6x and 5.1x before the NumPy
-path).  Where torch steps op by op (its GRU, float64) we are faster at B = 1 (0.4-0.7x).  What we
-do about it: the NumPy path allocates nothing inside the loop, writes every result with ``out=``
-into buffers made once per run, passes constants as 0-d arrays (a Python float operand costs ~1 us
-more per call) and keeps the calls per step few; below that, a step would need a compiled kernel.
-Rows with B = 1 (m <= 64, N = 256) show it.
+call overhead whatever the size (one matmul, one add and seven element-wise calls for the LSTM:
+~3 us a step), while torch's float32 LSTM runs the whole sequence inside one oneDNN call (~0.5 us
+a step): at small m we stay several times slower, and below that a step would need a compiled
+kernel.  At m = 256 the weights dominate: every matmul at B = 1 is a matrix-vector product that
+streams its matrix, so float inputs at B = 1 are projected up front (``x_t W_x + b`` for every
+step, then ``h W_h + u_t``; see :mod:`models.recurrent.projected`), as torch does, instead of one
+fused ``[x_t, h, 1] W`` per step (2.8x torch for the LSTM and 4.6x for the GRU in float64 before).
 
+Needs the ``reference`` extra (torch).  Usage::
+
+    python benchmarks/bench_recurrent.py                    # the grid: 36 cells (~15 min idle, 2 cores)
+    python benchmarks/bench_recurrent.py --quick            # the 6 cells where we were slowest
+    python benchmarks/bench_recurrent.py --only lstm:float32:64:16:256 --only gru:float64:1024:256:4096
+    python benchmarks/bench_recurrent.py --threads 2 --out results.json
 Needs the ``reference`` extra (torch).  Usage::
 
     python benchmarks/bench_recurrent.py                    # the grid of the issue (~35 min, 2 busy cores)
