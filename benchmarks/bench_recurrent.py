@@ -1,9 +1,13 @@
 """Batched recurrent forward passes: our LSTM/GRU kernels against torch CPU, and the cost of rounding.
 
-Every measurement runs in its own subprocess (numpy and torch in one process fight over the cores:
-a torch LSTM went from 7.3 ms to 100 ms right after a numpy BLAS call), with the same thread count
-(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``), and reports the best of at least
-``repeats`` runs and of at least a second of runs.  Tables are ratios measured in the same run:
+The grid: LSTM and GRU, float32 and float64, B in {1, 64, 256}, m in {16, 64, 256}, N = 256
+(``--length`` changes N; ``--only`` measures any cell, as big as you like).  Each side of a cell
+runs in its own subprocess (numpy and torch in one process fight over the cores: a torch LSTM went
+from 7.3 ms to 100 ms right after a numpy BLAS call), with one thread by default
+(``OMP/OPENBLAS/MKL_NUM_THREADS`` and ``torch.set_num_threads``); the two sides alternate for
+``--rounds`` rounds (default 3) and each reports the best of at least ``repeats`` runs and of at
+least ``--min-seconds`` of runs; the best over the rounds counts.  Every row also prints the
+1-minute load average, since the machine is shared.  Tables are ratios measured in the same run:
 
 * ``ours / torch``: our ``run_layers`` on float inputs ``(B, N, m)`` (one layer, width m, input
   width m) over ``torch.nn.LSTM`` / ``nn.GRU`` (``batch_first``, ``inference_mode``), same dtype;
@@ -27,15 +31,20 @@ m=64 in float64 (13 GB); the m=256 cells take a few minutes per implementation o
 skips cells with ``B*N*m`` above it (none by default).
 
 B = 1.  At B = 1 a step is a handful of NumPy calls on ``(1, m)`` arrays, each ~0.3-0.5 us of
-call overhead whatever the size (one matmul and seven element-wise calls for the LSTM: ~3 us a
-step), while torch's float32 LSTM runs the whole sequence inside one oneDNN call (~0.6 us a step):
-there we stay slower, 4.8x at m = 16 and 2.8x at m = 64 (it was 10.6x and 5.1x before the NumPy
-path).  Where torch steps op by op (its GRU, float64) we are faster at B = 1 (0.4-0.7x).  What we
-do about it: the NumPy path allocates nothing inside the loop, writes every result with ``out=``
-into buffers made once per run, passes constants as 0-d arrays (a Python float operand costs ~1 us
-more per call) and keeps the calls per step few; below that, a step would need a compiled kernel.
-Rows with B = 1 (m <= 64, N = 256) show it.
+call overhead whatever the size (one matmul, one add and seven element-wise calls for the LSTM:
+~3 us a step), while torch's float32 LSTM runs the whole sequence inside one oneDNN call (~0.5 us
+a step): at small m we stay several times slower, and below that a step would need a compiled
+kernel.  At m = 256 the weights dominate: every matmul at B = 1 is a matrix-vector product that
+streams its matrix, so float inputs at B = 1 are projected up front (``x_t W_x + b`` for every
+step, then ``h W_h + u_t``; see :mod:`models.recurrent.projected`), as torch does, instead of one
+fused ``[x_t, h, 1] W`` per step (2.8x torch for the LSTM and 4.6x for the GRU in float64 before).
 
+Needs the ``reference`` extra (torch).  Usage::
+
+    python benchmarks/bench_recurrent.py                    # the grid: 36 cells (~15 min idle, 2 cores)
+    python benchmarks/bench_recurrent.py --quick            # the 6 cells where we were slowest
+    python benchmarks/bench_recurrent.py --only lstm:float32:64:16:256 --only gru:float64:1024:256:4096
+    python benchmarks/bench_recurrent.py --threads 2 --out results.json
 Needs the ``reference`` extra (torch).  Usage::
 
     python benchmarks/bench_recurrent.py                    # the grid of the issue (~35 min, 2 busy cores)
@@ -53,13 +62,19 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's models, in the workers too
 
 ARCHS = ("lstm", "gru")
 DTYPES = ("float32", "float64")
-BATCHES = (64, 1024)
+BATCHES = (1, 64, 256)
 WIDTHS = (16, 64, 256)
-LENGTHS = (256, 4096)
+LENGTH = 256
 GATES = {"lstm": 4, "gru": 3}
+# --quick: the cells where we were slowest against torch (arch, dtype, B, m), at N = 256
+QUICK_CELLS = (("lstm", "float32", 64, 16), ("lstm", "float32", 64, 256), ("lstm", "float32", 256, 64),
+               ("lstm", "float32", 1, 256), ("lstm", "float64", 1, 256), ("gru", "float64", 1, 256))
 
 
 def _time(fn, repeats: int, min_seconds: float = 1.0) -> tuple[float, float]:
@@ -127,10 +142,12 @@ def measure(spec: dict, threads: int, min_seconds: float = 1.0) -> tuple[float, 
     return cpu, wall
 
 
-def _pair(first: dict, second: dict, threads: int, min_seconds: float = 1.0) -> tuple[tuple, tuple]:
-    """(CPU, wall) best times of two specs, alternated over rounds (more rounds for small cells)."""
+def _pair(first: dict, second: dict, threads: int, min_seconds: float = 1.0,
+          rounds: int = 3) -> tuple[tuple, tuple]:
+    """(CPU, wall) best times of two specs, each in its own process, alternated over ``rounds``
+    (one round for cells of more than 2^30 multiply-adds: those run for minutes)."""
     work = first["B"] * first["N"] * first["m"] ** 2
-    rounds = 3 if work < 2 ** 26 else 2 if work < 2 ** 30 else 1
+    rounds = rounds if work < 2 ** 30 else 1
     a = b = (float("inf"), float("inf"))
     for _ in range(rounds):
         a = tuple(map(min, a, measure(first, threads, min_seconds)))
@@ -174,19 +191,23 @@ def _cells(args):
             arch, dtype, B, m, N = cell.split(":")
             yield arch, dtype, int(B), int(m), int(N)
         return
-    batches, widths, lengths = ((1, 64), (16, 64), (256,)) if args.quick else \
-        ((1,) + BATCHES, WIDTHS, LENGTHS)
-    for arch, dtype, B, m, N in itertools.product(ARCHS, DTYPES, batches, widths, lengths):
-        if B == 1 and (N > 256 or m > 64):
-            continue  # B = 1 rows show the per-step call overhead only
-        yield arch, dtype, B, m, N
+    if args.quick:
+        for arch, dtype, B, m in QUICK_CELLS:
+            yield arch, dtype, B, m, args.length
+        return
+    for arch, dtype, B, m in itertools.product(ARCHS, DTYPES, BATCHES, WIDTHS):
+        yield arch, dtype, B, m, args.length
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description="recurrent forward passes vs torch CPU")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="B in {1, 64}, m in {16, 64}, N = 256")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"only the cells where we were slowest: {QUICK_CELLS}")
+    parser.add_argument("--length", type=int, default=LENGTH, help="sequence length N of the grid")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternated runs of each side per cell (the best counts)")
     parser.add_argument("--only", action="append", metavar="ARCH:DTYPE:B:M:N",
                         help="measure this cell only (repeatable)")
     parser.add_argument("--max-elements", type=float, default=float("inf"),
@@ -209,31 +230,34 @@ def main(argv=None) -> dict:
           f"repeats, separate processes); wall = the wall-clock ratio; memory budget {memory_gb:.1f} GB; "
           f"load {os.getloadavg()[0]:.2f}")
     print(f"{'arch':5} {'dtype':8} {'B':>5} {'m':>4} {'N':>5} {'ours_s':>9} {'torch_s':>9} {'ratio':>6} "
-          f"{'wall':>6} {'stream':>6}")
+          f"{'wall':>6} {'stream':>6} {'load':>5}")
     for arch, dtype, B, m, N in _cells(args):
         if B * N * m > args.max_elements:
             skipped.append((arch, dtype, B, m, N))
             continue
         stream = stream_length(arch, dtype, B, N, m, memory_gb)
         spec = dict(arch=arch, dtype=dtype, B=B, m=m, N=N, repeats=_repeats(B, N, m), stream=stream)
-        ours, ref = _pair(dict(spec, impl="numpy"), dict(spec, impl="torch"), args.threads, args.min_seconds)
+        ours, ref = _pair(dict(spec, impl="numpy"), dict(spec, impl="torch"), args.threads,
+                          args.min_seconds, args.rounds)
         ratio, wall = ours[clock] / ref[clock], ours[1] / ref[1]
+        load = os.getloadavg()[0]  # the 1-minute load average after the cell (a shared machine)
         rows.append(dict(spec, ours_cpu_s=ours[0], ours_wall_s=ours[1], torch_cpu_s=ref[0],
-                         torch_wall_s=ref[1], ratio=ratio, wall_ratio=wall))
+                         torch_wall_s=ref[1], ratio=ratio, wall_ratio=wall, load=load))
         print(f"{arch:5} {dtype:8} {B:5d} {m:4d} {N:5d} {ours[clock]:9.4f} {ref[clock]:9.4f} {ratio:6.2f} "
-              f"{wall:6.2f} {stream or '-':>6}", flush=True)
+              f"{wall:6.2f} {stream or '-':>6} {load:5.2f}", flush=True)
     if skipped:
         print(f"skipped (B*N*m > {args.max_elements:.0f}): {skipped}")
     overhead = []
     if not args.no_rounding and not args.only:
         print(f"\nrounding overhead: {args.precision} after every step, rounded / plain (float64 compute)")
         print(f"{'arch':5} {'B':>5} {'m':>4} {'N':>5} {'plain_s':>9} {'round_s':>9} {'ratio':>6}")
-        batches, widths = ((1, 64), (16, 64)) if args.quick else ((1,) + BATCHES, WIDTHS)
+        batches, widths = ((1, 64), (16, 64)) if args.quick else (BATCHES, WIDTHS)
         for arch, B, m in itertools.product(ARCHS, batches, widths):
             N = 128 if B > 1 else 64
             spec = dict(arch=arch, dtype="float64", B=B, m=m, N=N, repeats=_repeats(B, N, m), impl="numpy")
             plain, rounded = (t[clock] for t in _pair(spec, dict(spec, precision=args.precision),
-                                                      args.threads, args.min_seconds))
+                                                      args.threads, args.min_seconds,
+                                                      args.rounds))
             overhead.append(dict(spec, plain_s=plain, rounded_s=rounded, ratio=rounded / plain))
             print(f"{arch:5} {B:5d} {m:4d} {N:5d} {plain:9.4f} {rounded:9.4f} {rounded / plain:6.2f}",
                   flush=True)

@@ -73,6 +73,10 @@ class GRULayer(ProjectedLayer):
         self.w = {"Whn": xp.asarray(self.params["W_h"][:, 2 * m:], dtype=dt),  # (m, m)
                   "bhn": xp.asarray(self.params["b_h"][2 * m:], dtype=dt)}
         self.set_weights(self.params["W_x"] * half, w_h * half, b * half)  # blocks r, z, n_x
+        # the table path's h @ W_h: blocks r, z (halved) and W_hn itself, one batched matmul
+        w_hn = self.params["W_h"][:, 2 * m:]
+        self.w["Wh3"] = xp.asarray(np.stack([self.params["W_h"][:, :m] * 0.5,
+                                             self.params["W_h"][:, m:2 * m] * 0.5, w_hn]), dtype=dt)
 
     def _hidden_n(self, state):
         hn = self._matmul(state["h"], self.w["Whn"])  # (B, m)
@@ -83,7 +87,12 @@ class GRULayer(ProjectedLayer):
         return super().fused_pre_activations(z, state, x_t), self._hidden_n(state)
 
     def table_pre_activations(self, state, u_t):
-        return super().table_pre_activations(state, u_t), self._hidden_n(state)
+        gh = self._matmul(state["h"], self.w["Wh3"])  # (3, B, m): h W_hr, h W_hz (halved), h W_hn
+        rz = gh[:2, ...]
+        rz += u_t[:2, ...]
+        hn = gh[2, ...]
+        hn += self.w["bhn"]
+        return self.xp.concat([rz, u_t[2:, ...]], axis=0), hn  # (r, z, n_x), h W_hn + b_hn
 
     def cell(self, state, pre):
         xp = self.xp
@@ -123,3 +132,29 @@ class GRULayer(ProjectedLayer):
             add(h_out, hn, h_out)  # (1 - z) n + z h
 
         return {}, g, step
+
+    def numpy_table_step(self, g, cell):
+        # table_pre_activations and cell in place: h @ [W_hr, W_hz, W_hn] in one batched matmul
+        # writes r, z straight into g and h W_hn into the buffer the cell reads; n_x is u_t's row
+        batch, m = g.shape[1], self.d_out
+        gh = np.empty((3, batch, m), dtype=self.dtype)
+        rz, hn, r, z = gh[:2], gh[2], gh[0], gh[1]
+        w, b_hn = self.w["Wh3"], self.w["bhn"]
+        half = np.asarray(0.5, dtype=self.dtype)
+        mm, tanh, mul, add, sub = np.matmul, np.tanh, np.multiply, np.add, np.subtract
+
+        def step(h, u_t, h_out):
+            mm(h, w, gh)
+            add(rz, u_t[:2], rz)
+            add(hn, b_hn, hn)
+            tanh(rz, rz)
+            mul(rz, half, rz)
+            add(rz, half, rz)  # sigmoid of r, z
+            mul(hn, r, hn)
+            add(hn, u_t[2], hn)
+            tanh(hn, hn)  # n
+            sub(h, hn, h_out)
+            mul(h_out, z, h_out)
+            add(h_out, hn, h_out)  # (1 - z) n + z h
+
+        return step

@@ -22,6 +22,17 @@ same at every step, so a run split anywhere is bit-identical to the unsplit run.
 Token inputs take the other path: ``g = h @ W_h + table[token]`` with ``table = E @ W_x + b``
 computed once (:meth:`ProjectedLayer.run_projected`).
 
+Float inputs at ``B = 1`` take that path too (:meth:`ProjectedLayer.project_steps`): at one
+instance every matmul is a matrix-vector product that streams its whole weight matrix, and the
+fused ``W_fused`` (``d_in + m + 1`` rows) stops fitting in the core's cache at ``m = 256`` while
+``W_x`` and ``W_h`` each do.  So the inputs of the whole sequence are projected up front, ``u_t =
+x_t @ W_x + b``, by one batched matmul ``(T, 1, d_in) @ (d_in, G*m)``, then the steps read
+``h @ W_h + u_t``.  The projection of step t is a product of its own with the same shape at every
+step (NumPy runs a batched matmul slice by slice), so a run split anywhere is still bit-identical
+to the unsplit run; a flat ``(T, d_in) @ (d_in, G*m)`` product would be faster but its rows may
+depend on T (another BLAS kernel), which a protocol that splits the sequence cannot afford.
+The rule depends on B alone, the same on both paths, so they still agree bit for bit.
+
 Examples
 --------
 >>> import numpy as np
@@ -130,9 +141,25 @@ class ProjectedLayer(RecurrentLayer):
         g += u_t
         return g
 
+    def project_steps(self, x):
+        """``x_t @ W_x + b`` for every step of ``x`` ``(B, T, d_in)``: ``(B, T, G*m)``, one
+        ``(B, d_in) @ (d_in, G*m)`` product per step (the same bits for any split of the sequence)."""
+        xp = self.xp
+        u = xp.matmul(xp.permute_dims(x, (1, 0, 2)), self.w["Wx"])  # (T, B, G*m)
+        u += self.w["bx"]
+        return xp.permute_dims(u, (1, 0, 2))  # (B, T, G*m)
+
+    @staticmethod
+    def projects_float_inputs(batch: int) -> bool:
+        """Whether float inputs of ``batch`` instances are projected up front (B = 1; module doc)."""
+        return int(batch) == 1
+
     def step(self, state, x_t):
         if self.numpy_path:  # the run's own code: bit-identical to run_sequence
             state, y = self._numpy_run(state, x_t[:, None, :], fused=True)
+            return state, y[:, 0, :]
+        if self.projects_float_inputs(x_t.shape[0]):
+            state, y = self.run_projected(state, self.project_steps(x_t[:, None, :]))
             return state, y[:, 0, :]
         return self.cell(state, self.fused_pre_activations(self._buffer(x_t.shape[0]), state, x_t))
 
@@ -156,6 +183,8 @@ class ProjectedLayer(RecurrentLayer):
     def run_sequence(self, state, x):
         if self.numpy_path:
             return self._numpy_run(state, x, fused=True)
+        if self.projects_float_inputs(x.shape[0]):
+            return self.run_projected(state, self.project_steps(x))
         z = self._buffer(x.shape[0])
         return self._loop(state, x.shape[1], x.shape[0],
                           lambda s, t: self.fused_pre_activations(z, s, x[:, t, :]))
@@ -175,7 +204,10 @@ class ProjectedLayer(RecurrentLayer):
             return state, np.zeros((B, 0, self.d_out), dtype=self.dtype)
         carry, g, cell = self.numpy_cell(state, B)
         finish = self._rounding(carry)
-        run = self._numpy_fused if fused else self._numpy_table
+        if fused and self.projects_float_inputs(B):
+            run = self._numpy_projecting
+        else:
+            run = self._numpy_fused if fused else self._numpy_table
         ys = run(state["h"], x, g, cell, finish)  # (T, B, m)
         new = {"h": ys[-1].copy(), **{k: v.copy() for k, v in carry.items()}}
         return {k: new[k] for k in self.state_shapes()}, np.swapaxes(ys, 0, 1)  # (B, T, m)
@@ -211,17 +243,44 @@ class ProjectedLayer(RecurrentLayer):
                 hz[0] = hz[n]
         return ys
 
+    def _numpy_projecting(self, h0, x, g, cell, finish):
+        """:meth:`project_steps` then :meth:`_numpy_table`, over chunks of steps; returns ``(T, B, m)``."""
+        B, T, m = int(x.shape[0]), int(x.shape[1]), self.d_out
+        width = self.gates * m
+        chunk = max(1, min(T, WORKSPACE_ELEMENTS // (B * width)))
+        u = np.empty((chunk, B, width), dtype=self.dtype)  # (T_chunk, B, G*m), time-major
+        ys = np.empty((T, B, m), dtype=self.dtype)
+        h = h0
+        for t0 in range(0, T, chunk):
+            n = min(chunk, T - t0)
+            u_n = u[:n]
+            np.matmul(np.swapaxes(x[:, t0:t0 + n, :], 0, 1), self.w["Wx"], out=u_n)  # project_steps
+            np.add(u_n, self.w["bx"], out=u_n)
+            ys[t0:t0 + n] = self._numpy_table(h, np.swapaxes(u_n, 0, 1), g, cell, finish)
+            h = ys[t0 + n - 1]
+        return ys
+
+    def numpy_table_step(self, g, cell) -> Callable:
+        """``step(h, u_t, h_out)`` of the table path: ``h @ W_h + u_t`` into ``g``, then ``cell``
+        (the calls of :meth:`table_pre_activations` and :meth:`cell`; the GRU overrides it)."""
+        w, mm, add = self.w["Wh3"], np.matmul, np.add
+
+        def step(h, u_t, h_out):  # u_t (G, B, m)
+            mm(h, w, g)  # (G, B, m)
+            add(g, u_t, g)
+            cell(h, h_out)
+
+        return step
+
     def _numpy_table(self, h0, u, g, cell, finish):
-        """``h @ W_h + u_t`` then ``cell``; returns ``(T, B, m)``."""
+        """:meth:`numpy_table_step` over the table rows ``u`` ``(B, T, G*m)``; returns ``(T, B, m)``."""
         B, T, m = int(u.shape[0]), int(u.shape[1]), self.d_out
-        w, mm = self.w["Wh3"], np.matmul
+        step = self.numpy_table_step(g, cell)
         ys = np.empty((T, B, m), dtype=self.dtype)  # (T, B, m)
         u = np.transpose(u.reshape(B, T, self.gates, m), (1, 2, 0, 3))  # (T, G, B, m) view
         h = h0
         for u_t, h_out in zip(u, ys):  # u_t (G, B, m), h_out (B, m)
-            mm(h, w, g)  # (G, B, m)
-            g += u_t
-            cell(h, h_out)
+            step(h, u_t, h_out)
             if finish is not None:
                 finish(h_out)
             h = h_out

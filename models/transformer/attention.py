@@ -80,8 +80,8 @@ def project(x, W, b):
     return xp.reshape(y, tuple(y.shape[:-1]) + (H, d_h))  # (..., H, d_h)
 
 
-def _neg_inf(xp):
-    return xp.asarray(-math.inf, dtype=xp.float64)
+def _neg_inf(xp, dtype=None):
+    return xp.asarray(-math.inf, dtype=xp.float64 if dtype is None else dtype)
 
 
 def softmax_attention(Q, K, V, *, scale: float, causal: bool = False,
@@ -123,7 +123,7 @@ def softmax_attention(Q, K, V, *, scale: float, causal: bool = False,
         S *= scale
         if causal:
             b = i1 - i0
-            S[:, :, :, i0:kend] = xp.where(tri[:b, :b], S[:, :, :, i0:kend], _neg_inf(xp))
+            S[:, :, :, i0:kend] = xp.where(tri[:b, :b], S[:, :, :, i0:kend], _neg_inf(xp, S.dtype))
         S -= xp.max(S, axis=-1, keepdims=True)
         W = xp.exp(S)  # (B, H, b, kend)
         del S
@@ -171,7 +171,7 @@ def shared_softmax_attention(Q, K, V, *, scale: float, causal: bool = False,
         S *= scale
         if causal:
             b = i1 - i0
-            S[:, :, i0:kend] = xp.where(tri[:b, :b], S[:, :, i0:kend], _neg_inf(xp))
+            S[:, :, i0:kend] = xp.where(tri[:b, :b], S[:, :, i0:kend], _neg_inf(xp, S.dtype))
         S -= xp.max(S, axis=-1, keepdims=True)
         W = xp.exp(S)  # (H, b, kend)
         del S
@@ -189,7 +189,7 @@ def naive_attention(Q, K, V, *, scale: float, causal: bool = False):
     if causal:
         n = S.shape[-1]
         S = xp.where(xp.reshape(xp.arange(n), (1, -1)) <= xp.reshape(xp.arange(n), (-1, 1)), S,
-                     _neg_inf(xp))
+                     _neg_inf(xp, S.dtype))
     W = xp.exp(S - xp.max(S, axis=-1, keepdims=True))
     return xp.matmul(W, V) / xp.sum(W, axis=-1, keepdims=True)  # (B, H, Nq, d_v)
 
@@ -212,8 +212,8 @@ def float_attention_sums(q, K, V, *, scale: float, shift, mask=None):
     """
     xp = namespace_of(q, K, V)
     B, (H, N, d_v) = q.shape[0], V.shape[1:]  # V (and K) may have a batch of 1
-    num = xp.zeros((B, H, d_v), dtype=xp.float64)
-    den = xp.zeros((B, H), dtype=xp.float64)
+    num = xp.zeros((B, H, d_v), dtype=V.dtype)  # the compute dtype (float64 or float32)
+    den = xp.zeros((B, H), dtype=V.dtype)
     step = _chunk(B, H, N, d_v)
     for n0 in range(0, N, step):
         n1 = min(N, n0 + step)
@@ -235,7 +235,7 @@ def last_position_attention(q, K, V, *, scale: float, mask=None, shift=None):
     if shift is None:
         s = _scores(q, K, scale)  # (B, H, N)
         if mask is not None:
-            s = xp.where(mask[:, None, :], s, _neg_inf(xp))
+            s = xp.where(mask[:, None, :], s, _neg_inf(xp, s.dtype))
         shift = xp.max(s, axis=-1)  # (B, H)
     num, den = float_attention_sums(q, K, V, scale=scale, shift=shift, mask=mask)
     return num / den[..., None]  # (B, H, d_v)
@@ -290,6 +290,8 @@ def exact_attention_sums(q, K, V, *, scale: float, shift, grid: AttentionGrid, m
         w = xp.exp(_scores(q, K[:, :, n0:n1, :], scale) - shift[..., None])  # (B, H, n)
         if mask is not None:
             w = xp.where(mask[:, None, n0:n1], w, xp.zeros_like(w))
+        if w.dtype != xp.float64:  # float32 compute: the grids' integers need float64 to be exact
+            w = xp.astype(w, xp.float64)
         a = wgrid.to_int(w)  # (B, H, n) exact integers in float64
         wv = (a / wgrid.scale)[..., None] * V[:, :, n0:n1, :]  # (B, H, n, d_v)
         num = num + xp.sum(xp.astype(vgrid.to_int(wv), xp.int64), axis=2)  # (B, H, d_v)

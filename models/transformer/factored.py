@@ -87,8 +87,8 @@ def embedding_factors(model, n: int) -> EmbeddingFactors | None:
     if key in model._cache:
         return model._cache[key]
     result = None
-    if model.layer_norm != "pre":
-        result = _factor(model, int(n))
+    if model.layer_norm != "pre" and "64" in str(getattr(model, "dtype", "float64")):
+        result = _factor(model, int(n))  # a float64 shortcut: float32 compute embeds and projects
     model._cache[key] = result
     return result
 

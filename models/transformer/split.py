@@ -159,9 +159,9 @@ class SplitMixin:
         key = ("shift-keys", int(last))
         if key not in self._cache:
             xp, W_K = self.xp, self.blocks[0].w["W_K"]
-            zero = xp.zeros((self.n_heads, W_K.shape[2]), dtype=xp.float64)
+            zero = xp.zeros((self.n_heads, W_K.shape[2]), dtype=self.dtype)
             self._cache[key] = tuple(xp.permute_dims(project(table, W_K, zero), (1, 2, 0))
-                                     for table in (self.w["tok_emb"], self.pos.rows(xp.arange(last), xp)))
+                                     for table in (self.w["tok_emb"], self.position_rows(xp.arange(last))))
         return self._cache[key]
 
     def value_bound(self) -> float:
@@ -237,7 +237,7 @@ class SplitMixin:
         mask = xp.asarray(mask_np)  # (1 or B, N)
         kept = xp.where(mask, tokens, xp.zeros_like(tokens))  # (B, N)
         if query is not None:
-            q = self.rnd(xp.astype(self._as_xp(query, np.float64), xp.float64))
+            q = self.rnd(xp.astype(self._as_xp(query, np.float64), self.dtype))
             if tuple(q.shape) != (B, self.n_heads, self.d_k):
                 raise InvalidParameterError(f"query must be {(B, self.n_heads, self.d_k)}, "
                                             f"got {tuple(q.shape)}")
@@ -300,7 +300,8 @@ class SplitMixin:
         if total.grid != self.attention_grid(total.n_positions):
             raise InvalidParameterError("the partials were made on another grid or precision")
         num, den = self._as_xp(total.numerator), self._as_xp(total.denominator)
-        attn = self.rnd(attention_from_sums(num, den, total.grid))  # (B, H, d_v)
+        attn = self.rnd(xp.astype(attention_from_sums(num, den, total.grid), self.dtype,
+                                  copy=False))  # (B, H, d_v)
         t = xp.reshape(self._as_xp(tokens_at_output, np.int64), (-1,))  # (B,)
         x_o = self.embed_at(xp.astype(t, xp.int64), total.output_position)
         x_o = self.blocks[0].after_attention(x_o, xp.reshape(attn, (attn.shape[0], -1)))  # (B, d)

@@ -30,6 +30,13 @@ At a :class:`~commcomp.precision.Precision` every activation is rounded onto its
 given.  ``precision=None`` is the float64 reference mode.  The split of a 1-layer model between
 Alice and Bob (``query``, ``partial``, ``finish``) is in :mod:`models.transformer.split`.
 
+Compute dtype (``dtype="float32"``): the weights, every activation and the logits are float32
+(``precision=None`` is then the float32 reference mode).  The exact attention sums of a precision
+stay exact: each weight and weighted value is put on its fixed-point grid from float64 (a float32
+value is one exactly) and summed in int64, so ``finish`` of the partials of any split still
+equals ``forward()`` bit for bit.  The exact split of the embedding
+(:mod:`models.transformer.factored`) is a float64 shortcut and is not used in float32.
+
 Random initialisation (:meth:`Transformer.random`): ``tok_emb`` and a learned ``pos_emb`` N(0, 1)
 (``torch.nn.Embedding``); W_Q, W_K, W_V Glorot-uniform over ``(d, H·d_h)`` with zero biases and
 W_O U(±1/sqrt(H·d_v)) with zero bias (``torch.nn.MultiheadAttention``); MLP and readout weights and
@@ -56,7 +63,7 @@ import numpy as np
 from commcomp.backend import is_array, namespace_of, to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
-from models.common import make_rounder
+from models.common import compute_dtype, make_rounder
 
 from .block import (ACTIVATIONS, NORMS, AttentionBlock, block_param_shapes, checked_params, init_block,
                     normalize)
@@ -65,6 +72,11 @@ from .positional import Positional
 from .split import SplitMixin
 
 __all__ = ["Transformer", "AttentionBlock", "normalize", "block_param_shapes", "build_transformer"]
+
+
+def _dtype_name(dtype) -> str:
+    return "float32" if "32" in str(dtype) else "float64"
+
 
 class Transformer(SplitMixin):
     """An L-layer Transformer over tokens ``(B, N)`` (see the module docstring for parameters).
@@ -96,6 +108,8 @@ class Transformer(SplitMixin):
         the blocks it needs.  Unknown names or wrong shapes raise.
     xp : namespace, optional
         Array API namespace of the kernels (default NumPy).
+    dtype : {"float64", "float32"}
+        Compute dtype of the weights, activations and logits (default float64).
     """
 
     arch = "transformer"
@@ -103,7 +117,7 @@ class Transformer(SplitMixin):
     def __init__(self, vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs, *,
                  positional="learned", causal=True, layer_norm=False, norm="layer",
                  activation="relu", residual=True, attn_scale=None, max_len=None, precision=None,
-                 params=None, xp=None, ln_eps=1e-5):
+                 params=None, xp=None, ln_eps=1e-5, dtype="float64"):
         self.vocab_size, self.d_model, self.n_layers = int(vocab_size), int(d_model), int(n_layers)
         self.n_heads, self.d_k, self.d_v = int(n_heads), int(d_k), int(d_v)
         self.d_mlp, self.n_outputs = int(d_mlp), int(n_outputs)
@@ -128,6 +142,7 @@ class Transformer(SplitMixin):
         self.precision = None if precision is None else parse_precision(precision)
         self.params = checked_params(params, self.param_shapes())
         self.xp = xp if xp is not None else namespace_of()
+        self.dtype = compute_dtype(self.xp, dtype)
         self.prepare()
 
     # -- parameters ----------------------------------------------------------------------
@@ -149,8 +164,8 @@ class Transformer(SplitMixin):
     def prepare(self) -> None:
         """(Re)build the arrays of ``self.xp`` from ``self.params`` (call after editing params)."""
         xp = self.xp
-        self.w = {k: xp.asarray(v) for k, v in self.params.items()}
-        self.rnd = make_rounder(self.precision, xp, xp.float64)
+        self.w = {k: xp.asarray(v, dtype=self.dtype) for k, v in self.params.items()}
+        self.rnd = make_rounder(self.precision, xp, self.dtype)
         self.pos = Positional(self.positional_kind, self.d_model, table=self.w.get("pos_emb"))
         self.blocks = [AttentionBlock(
             {k.split(".", 1)[1]: v for k, v in self.w.items() if k.startswith(f"l{i}.")},
@@ -166,13 +181,16 @@ class Transformer(SplitMixin):
                 "n_outputs": self.n_outputs, "positional": self.positional_kind,
                 "causal": self.causal, "layer_norm": self.layer_norm or False, "norm": self.norm,
                 "activation": self.activation, "residual": self.residual,
-                "attn_scale": self.attn_scale, "max_len": self.max_len, "ln_eps": self.ln_eps}
+                "attn_scale": self.attn_scale, "max_len": self.max_len, "ln_eps": self.ln_eps,
+                "dtype": _dtype_name(self.dtype)}
 
     @property
     def config(self) -> dict:
         """The :func:`models.registry.build_model` arguments that rebuild this model's shape
         (``models.common.save_model`` stores them beside :attr:`params`)."""
         k = self._kwargs()
+        if k["dtype"] == "float64":
+            del k["dtype"]  # the default: configs saved before the float32 mode read the same
         return {"arch": self.arch, "vocab_size": k.pop("vocab_size"), "width": k.pop("d_model"),
                 "n_outputs": k.pop("n_outputs"), "layers": k.pop("n_layers"),
                 "heads": k.pop("n_heads"), **k,
@@ -194,6 +212,10 @@ class Transformer(SplitMixin):
     def with_precision(self, precision) -> "Transformer":
         """A copy at another precision (``None``: float64 reference mode)."""
         return self._copy(precision=None if precision is None else parse_precision(precision))
+
+    def with_dtype(self, dtype) -> "Transformer":
+        """A copy computing in ``dtype`` (``"float32"`` or ``"float64"``)."""
+        return self._copy(dtype=_dtype_name(compute_dtype(self.xp, dtype)))
 
     @classmethod
     def random(cls, vocab_size, d_model, n_layers, n_heads, d_k, d_v, d_mlp, n_outputs, *,
@@ -256,13 +278,17 @@ class Transformer(SplitMixin):
         xp = self.xp
         B, N = tokens.shape
         tok = xp.reshape(xp.take(self.w["tok_emb"], xp.reshape(tokens, (-1,)), axis=0), (B, N, -1))
-        return self.rnd(tok + self.pos.rows(xp.arange(N), xp)[None, :, :])  # (B, N, d)
+        return self.rnd(tok + self.position_rows(xp.arange(N))[None, :, :])  # (B, N, d)
+
+    def position_rows(self, positions):
+        """The positional vectors of ``positions`` ``(n,)`` in the compute dtype: ``(n, d)``."""
+        return self.xp.astype(self.pos.rows(positions, self.xp), self.dtype, copy=False)
 
     def embed_at(self, tokens_at, position: int):
         """The embedding of one position ``(B, d)``: row ``position`` of :meth:`embed`, bit for bit."""
         xp = self.xp
         tok = xp.take(self.w["tok_emb"], tokens_at, axis=0)  # (B, d)
-        return self.rnd(tok + self.pos.rows(xp.asarray([position]), xp))  # (B, d)
+        return self.rnd(tok + self.position_rows(xp.asarray([position])))  # (B, d)
 
     def readout(self, x):
         """Final norm (pre-norm models) and readout: ``(..., d)`` -> logits ``(..., C)``."""
@@ -314,7 +340,7 @@ class Transformer(SplitMixin):
         N = tokens.shape[1]
         outputs = [self._output_position(o, N) for o in output_positions]
         if not outputs:
-            return self.xp.zeros((tokens.shape[0], 0, self.n_outputs), dtype=self.xp.float64)
+            return self.xp.zeros((tokens.shape[0], 0, self.n_outputs), dtype=self.dtype)
         if self.n_layers == 1:
             logits = self._forward_at_one_layer(tokens, outputs)
         else:
@@ -325,11 +351,12 @@ class Transformer(SplitMixin):
         return self.xp.stack(logits, axis=1)  # (B, K, C)
 
     def __repr__(self) -> str:
-        p = self.precision.name if self.precision is not None else "float64-reference"
+        p = self.precision.name if self.precision is not None else f"{_dtype_name(self.dtype)}-reference"
         return (f"Transformer(V={self.vocab_size}, d={self.d_model}, L={self.n_layers}, "
                 f"H={self.n_heads}, d_k={self.d_k}, d_v={self.d_v}, d_mlp={self.d_mlp}, "
                 f"C={self.n_outputs}, positional={self.positional_kind!r}, causal={self.causal}, "
-                f"layer_norm={self.layer_norm}, precision={p})")
+                f"layer_norm={self.layer_norm}, precision={p}"
+                f"{'' if _dtype_name(self.dtype) == 'float64' else ', dtype=float32'})")
 
 
 def build_transformer(*, vocab_size, width, n_outputs, layers=1, heads=1, precision=None, seed=0,
@@ -337,9 +364,8 @@ def build_transformer(*, vocab_size, width, n_outputs, layers=1, heads=1, precis
                       **options) -> Transformer:
     """Registry builder: :meth:`Transformer.random` with ``d_model = width``, ``heads`` heads of
     ``d_k = d_v = width`` (the m of the bounds), an MLP of ``4 · width`` and a learned table of
-    ``max_len`` rows; other constructor options (``positional``, ``causal``, ...) pass through."""
-    if dtype != "float64":
-        raise InvalidParameterError("the Transformer computes in float64")
+    ``max_len`` rows; other constructor options (``positional``, ``causal``, ...) pass through;
+    ``dtype`` is the compute dtype (``"float64"`` or ``"float32"``)."""
     return Transformer.random(vocab_size, width, layers, heads, d_k or width, d_v or width,
                               4 * width if d_mlp is None else d_mlp, n_outputs, seed=seed,
-                              precision=precision, xp=xp, max_len=max_len, **options)
+                              precision=precision, xp=xp, max_len=max_len, dtype=dtype, **options)

@@ -72,9 +72,10 @@ def test_chunks_of_steps_do_not_change_a_bit(arch, hyper, monkeypatch):
 
 @pytest.mark.parametrize("arch,hyper", CASES)
 @pytest.mark.parametrize("precision", [None, "fixed:12:6"])
-def test_float_inputs_split_anywhere_equal_the_unsplit_run(arch, hyper, precision):
+@pytest.mark.parametrize("B", [1, 4])  # B = 1 projects the inputs up front; B = 4 fuses them per step
+def test_float_inputs_split_anywhere_equal_the_unsplit_run(arch, hyper, precision, B):
     model = _model(arch, hyper, precision=precision)
-    _, floats = _inputs(model, 4, 6)
+    _, floats = _inputs(model, B, 6)
     full_state, full_y = model.run_layers(floats)
     for t in range(7):
         state, y = model.run_layers(floats[:, t:], model.run(floats[:, :t]))
@@ -127,3 +128,17 @@ def test_a_layer_without_numpy_cell_runs_the_array_api_path():
     assert layer.numpy_path and not plain.numpy_path
     x = np.random.default_rng(0).normal(size=(2, 4, 2))
     _same_run(plain.run_sequence(plain.init_state(2), x), layer.run_sequence(layer.init_state(2), x))
+
+
+@pytest.mark.parametrize("arch", ["elman", "lstm", "gru"])
+def test_float_inputs_at_one_instance_are_projected_up_front(arch):
+    """At B = 1 the pre-activations are ``h W_h + (x_t W_x + b)``: a plain loop that projects the
+    inputs first gives the same bits; the fused ``[x_t, h, 1] W`` would not, in general."""
+    layer = _model(arch, {}, layers=1).layers[0]
+    x = np.random.default_rng(3).normal(size=(1, 6, layer.d_in))
+    u = np.stack([x[:, t] @ layer.w["Wx"] + layer.w["bx"] for t in range(6)], axis=1)  # (1, T, G*m)
+    projected = layer.to_namespace(layer.xp)
+    projected.numpy_path = False
+    expected = projected.run_projected(projected.init_state(1), u)
+    _same_run(layer.run_sequence(layer.init_state(1), x), expected)
+
