@@ -196,6 +196,10 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     For a 1-layer Transformer split the fields are those of
     :func:`~.transformer.reachable_partial_sums` (per query explored: ``runs``).
 
+    ``backend`` (:func:`commcomp.backend.namespace`'s names; default ``$COMMCOMP_BACKEND`` or NumPy)
+    runs the steps, the message codec and Bob's side on that library's device; only each level's
+    packed message keys, Bob's answers and what is printed come to the host (:mod:`.stepping`).
+
     Raises
     ------
     UnsupportedSplitError
