@@ -15,6 +15,12 @@ next one is predicted (from the last, x the instance ratio) to pass ``--budget``
 
 ``--reachable N [N ...]``: also run ``verify(..., method="reachable-states")`` at those n when the
 reachable-state engine is present (``reductions.reachable``); otherwise the result says it is absent.
+It runs its own model, an LSTM of ``--reachable-width`` (4) at ``--reachable-precision``
+(fixed:8:4: 22 reachable states; a float32 LSTM of width 64 would exceed the state budget at
+level 15), on the backend and, in the same process, on NumPy: each row gives both times and
+whether the exact results (instances, faithful/correct/model-correct counts, distinct messages at
+every level) are equal (``equal_to_numpy``); the exact counts' digits are not printed, only their
+bit length.
 
 Usage::
 
@@ -68,7 +74,7 @@ def run(args) -> dict:
     if args.warmup:  # first calls compile kernels (CuPy) and fill caches: not part of any timing
         t = time.perf_counter()
         verify("index-lookup", "lstm", args.warmup, args.precision, width=args.width, exhaustive=True,
-               seed=args.seed, rows=args.rows, backend=args.backend)
+               seed=args.seed, rows=args.rows, backend=args.backend, method=args.method)
         out["warmup"] = {"n": args.warmup, "seconds": time.perf_counter() - t}
     start, last = time.perf_counter(), None
     for n in sizes:
@@ -79,7 +85,7 @@ def run(args) -> dict:
                 continue
         try:
             v = verify("index-lookup", "lstm", n, args.precision, width=args.width, exhaustive=True, seed=args.seed,
-                       rows=args.rows, backend=args.backend)
+                       rows=args.rows, backend=args.backend, method=args.method)
         except Exception as exc:  # recorded, and the sweep stops: a larger n would fail the same way
             out["runs"].append({"n": n, "error": f"{type(exc).__name__}: {exc}"})
             print(json.dumps(out["runs"][-1]), flush=True)
@@ -115,11 +121,21 @@ def _reachable(args) -> list:
         return [{"n": n, "error": "the reachable-state engine (reductions.reachable) is not in this checkout"}
                 for n in args.reachable]
     rows = []
+    exact = ("instances", "faithful_count", "correct_count", "model_correct_count", "distinct_messages_per_level")
     for n in args.reachable:
         try:
-            v = verify("index-lookup", "lstm", n, args.precision, width=args.width, exhaustive=True, seed=args.seed,
-                       method="reachable-states", backend=args.backend)
-            rows.append({"n": n, **{k: v.get(k) for k in KEYS + ("seconds", "method")}})
+            runs = {}
+            for backend in dict.fromkeys(["numpy", args.backend]):  # NumPy first: the reference
+                runs[backend] = verify("index-lookup", "lstm", n, args.reachable_precision,
+                                       width=args.reachable_width, exhaustive=True, seed=args.seed,
+                                       method="reachable-states", backend=backend)
+            v, ref = runs[args.backend], runs["numpy"]
+            rows.append({"n": n, "width": args.reachable_width, "precision": args.reachable_precision,
+                         "method": v["method"], "distinct_messages": v["distinct_messages"],
+                         "faithful": v["faithful"], "correct": v["correct"],
+                         "instances_bits": int(v["instances"]).bit_length(), "seconds": v["seconds"],
+                         "numpy_seconds": ref["seconds"],
+                         "equal_to_numpy": all(v[k] == ref[k] for k in exact)})
         except Exception as exc:  # report and go on: the check must write its results
             rows.append({"n": n, "error": f"{type(exc).__name__}: {exc}"})
         print(json.dumps(rows[-1]), flush=True)
@@ -138,13 +154,19 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, default=600.0, help="seconds for the whole size sweep")
     p.add_argument("--reference", help="CPU reference JSON (this script's output with --backend numpy)")
     p.add_argument("--reachable", type=int, nargs="*", default=[], help="n for the reachable-state engine")
+    p.add_argument("--method", default="prefix-tree",
+                   help="verify's method for the sweep (the CPU reference ran the prefix tree; 'auto' would "
+                        "now pick the reachable-states engine)")
+    p.add_argument("--reachable-width", type=int, default=4)
+    p.add_argument("--reachable-precision", default="fixed:8:4")
     p.add_argument("--out", help="write the JSON here")
     args = p.parse_args(argv)
     result = run(args)
     _write(args, result)
     if not args.out:
         print(json.dumps(result, indent=1))
-    return 1 if any("error" in r for r in result["runs"]) else 0
+    reach_bad = any("error" in r or not r.get("equal_to_numpy", True) for r in result.get("reachable", []))
+    return 1 if reach_bad or any("error" in r for r in result["runs"]) else 0
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ timeout $((BUDGET + 50)) "$PYTHON" benchmarks/bench_gpu_verify.py --backend "$BA
 if [ -n "$REACHABLE" ]; then
     echo "== reachable-state engine"
     timeout 40 "$PYTHON" benchmarks/bench_gpu_verify.py --backend "$BACKEND" --n --reachable $REACHABLE \
-        --out "$OUT/reachable.json" || echo "reachable-state run stopped (timeout or error)"
+        --out "$OUT/reachable.json" || { echo "reachable-state run failed (timeout, error or results unequal to NumPy)"; status=1; }
 fi
 
 # 6. summary
@@ -118,7 +118,9 @@ else:
 reach = out / "reachable.json"
 if reach.exists():
     for r in json.loads(reach.read_text()).get("reachable", []):
-        print(f"  reachable n={r['n']}: {r.get('error') or r}")
+        print(f"  reachable-states n={r['n']}: " + (r["error"] if "error" in r else
+              f"lstm w{r['width']} {r['precision']}, {r['distinct_messages']} messages, {r['seconds']:.2f} s "
+              f"(numpy {r['numpy_seconds']:.2f} s), exact results equal to numpy: {r['equal_to_numpy']}"))
 PY
 cat "$OUT/summary.txt"
 echo "== gpu_check done in $(( $(date +%s) - t0 )) s, status $status"

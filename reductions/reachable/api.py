@@ -64,7 +64,7 @@ def _header(sim) -> dict:
     return {"task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
             "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
             "weights": sim.weights, "seed": sim.seed, "bits_per_message": sim.bits_per_message,
-            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem}
+            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem, "backend": sim.backend}
 
 
 def _levels(reach) -> dict:
@@ -183,7 +183,7 @@ def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> 
 
 def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None, layers=1, heads=1,
                        problem=None, weights="random", seed=0, model=None, max_states=None,
-                       max_bytes=None, progress=None) -> dict:
+                       max_bytes=None, progress=None, backend=None) -> dict:
     """Everything the reachable states prove for one model and reduction (module docstring).
 
     Fields: the ``verify`` header, ``complete``/``stopped`` (the budget), the per-level counts
@@ -196,6 +196,10 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     For a 1-layer Transformer split the fields are those of
     :func:`~.transformer.reachable_partial_sums` (per query explored: ``runs``).
 
+    ``backend`` (:func:`commcomp.backend.namespace`'s names; default ``$COMMCOMP_BACKEND`` or NumPy)
+    runs the steps, the message codec and Bob's side on that library's device; only each level's
+    packed message keys, Bob's answers and what is printed come to the host (:mod:`.stepping`).
+
     Raises
     ------
     UnsupportedSplitError
@@ -203,7 +207,7 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     """
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
-                  weights=weights, seed=seed, model=model)
+                  weights=weights, seed=seed, model=model, backend=backend)
     if sim.split.kind == "transformer":  # the 1-layer Transformer: Alice's exact partial sums
         from .transformer import partial_sums_of
 

@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from commcomp.backend import count_true, is_numpy
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FixedPoint
 
+from ..simulate.outputs import device_rows_equal
 from ..simulate.running import take_rows
 from .letters import AliceLetters, alice_letters
 from .stepping import canonical, state_rows_numpy, step_rows
@@ -173,10 +175,26 @@ class ReachableStates:
 def _state_bits_changed(model, stepped: dict, decoded: dict) -> int:
     """Rows whose stepped state differs from the state decoded from its message (fixed point has
     no -0: a -0.0 counts as 0, as the one-way split's own check does)."""
+    if not all(is_numpy(v) for v in stepped.values()):  # on the device: one count comes back
+        return _device_rows_changed(model, stepped, decoded)
     a, b = state_rows_numpy(stepped), state_rows_numpy(decoded)
     if isinstance(model.precision, FixedPoint):
         a, b = a + 0.0, b + 0.0
     return int(np.sum(np.any(a.view(np.uint64) != b.view(np.uint64), axis=1)))
+
+
+def _device_rows_changed(model, stepped: dict, decoded: dict) -> int:
+    """:func:`_state_bits_changed` on a device namespace: values and sign bits compared there
+    (NaN equals NaN: the formats' rounding yields one canonical NaN), one count to the host."""
+    fixed = isinstance(model.precision, FixedPoint)
+    same = None
+    for k, a in stepped.items():
+        b = decoded[k]
+        if fixed:  # no -0 in fixed point: -0.0 + 0.0 is +0.0
+            a, b = a + 0.0, b + 0.0
+        eq = device_rows_equal(a, b)
+        same = eq if same is None else same & eq
+    return 0 if same is None else int(same.shape[0]) - count_true(same)
 
 
 def _group(keys: np.ndarray):

@@ -13,6 +13,13 @@ The message code canonicalises a state: :func:`canonical` returns the packed mes
 each row and the state decoded from them (what Bob would hold), so a class of merged inputs
 carries exactly the state its message stands for.
 
+On a device namespace (CuPy, torch, array-api-strict) the steps, the message encoding and the
+decoded states stay on the device. Merging needs equal keys grouped (``numpy.unique`` over byte
+keys: the Array API has no unique-rows with first indices), so :func:`host_keys` is the one place
+where the engine moves data to the host on purpose: the message bits are packed into bytes on the
+device (exactly :func:`numpy.packbits`'s bytes) and only that ``(B, ceil(bits / 8))`` uint8 array
+comes back, once per level, through :func:`commcomp.backend.to_numpy`.
+
 Examples
 --------
 >>> import numpy as np
@@ -28,11 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from commcomp.backend import namespace_of, to_numpy
+from commcomp.backend import is_numpy, namespace_of, to_numpy
 
 from ..simulate.running import concat_rows, take_rows
 
-__all__ = ["ROWS", "step_rows", "run_rows", "canonical", "state_rows_numpy"]
+__all__ = ["ROWS", "step_rows", "run_rows", "canonical", "host_keys", "state_rows_numpy"]
 
 ROWS = 128  # rows per model call: every call has this batch shape
 
@@ -76,11 +83,35 @@ def state_rows_numpy(state: dict) -> np.ndarray:
     return np.concatenate(parts, axis=1).astype(np.float64) if parts else np.zeros((0, 0))
 
 
+def host_keys(bits) -> np.ndarray:
+    """``(B, ceil(L / 8))`` uint8 on the host: the message rows ``bits`` ``(B, L)`` packed as
+    :func:`numpy.packbits` packs them (first bit the high bit, zero-padded).
+
+    NumPy bits are packed by NumPy. Bits of another namespace are packed on their device by
+    shifts and a sum (disjoint powers of two: the sum is the OR), and the packed bytes are the one
+    array that comes to the host, explicitly (:func:`~commcomp.backend.to_numpy`): the engine
+    groups equal keys there (module docstring).
+    """
+    if is_numpy(bits):
+        return np.packbits(bits, axis=1)
+    xp = namespace_of(bits)
+    B, L = bits.shape
+    nbytes = -(-L // 8)
+    device = getattr(bits, "device", None)
+    b = xp.astype(bits, xp.uint8)
+    if nbytes * 8 != L:
+        b = xp.concat([b, xp.zeros((B, nbytes * 8 - L), dtype=xp.uint8, device=device)], axis=1)
+    shifts = xp.arange(7, -1, -1, dtype=xp.uint8, device=device)  # (8,)
+    packed = xp.sum(xp.bitwise_left_shift(xp.reshape(b, (B, nbytes, 8)), shifts), axis=-1, dtype=xp.uint8)
+    return to_numpy(packed)  # (B, nbytes) uint8: the one transfer of a level
+
+
 def canonical(model, state: dict) -> tuple[np.ndarray, dict]:
-    """``(keys (B, bytes) uint8, decoded state)``: each row's message packed to bytes, and the state
-    Bob decodes from it (in the model's namespace). Two rows merge exactly when their keys are equal."""
+    """``(keys (B, bytes) uint8, decoded state)``: each row's message packed to bytes (on the host,
+    :func:`host_keys`), and the state Bob decodes from it (in the model's namespace). Two rows merge
+    exactly when their keys are equal."""
     bits = model.state_to_bits(state)
-    keys = np.packbits(bits.array, axis=1)  # (B, ceil(bits / 8))
+    keys = host_keys(bits.array)  # (B, ceil(bits / 8))
     decoded = model.bits_to_state(bits)
     xp = namespace_of(next(iter(decoded.values()))) if decoded else np
     return keys, {k: xp.asarray(v) for k, v in decoded.items()}

@@ -26,6 +26,7 @@ from commcomp.bits import BitRows
 
 from ..base import ALICE, OWNER_NAMES
 from .stepping import canonical, step_rows
+from .transformer import query_rows
 
 __all__ = ["alice_trajectory"]
 
@@ -67,9 +68,9 @@ def _partial_sums_trajectory(sim, tokens) -> list[dict]:
         mask[t:, p] = True
     bits, numbers = [], []
     for o in (int(o) for o in split.read):
-        q = np.repeat(to_numpy(model.query(tokens[:, o], o)), k, axis=0)
+        q = query_rows(model.query(tokens[:, o], o), k)
         part = model.partial(rows, mask, query=q, output_position=o)
-        bits.append(part.to_bit_rows())
+        bits.append(to_numpy(part.to_bit_rows()))  # printed (hex): encoded on the device, then moved
         numbers.append((o, to_numpy(part.numerator), to_numpy(part.denominator)))
     bits = np.concatenate(bits, axis=1)  # (k, message bits)
     out = []

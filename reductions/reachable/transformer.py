@@ -13,6 +13,11 @@ One round (the query is public, fixed or constant) gives one exploration. With t
 query, over Bob's inputs (all when few, else a seeded sample), and a collision counts as a
 witness only for a y whose query it is.
 
+On a device namespace the terms and the sums stay on the model's device; merging groups equal
+sum vectors on the host (``numpy.unique`` over rows: the Array API has no unique-rows with first
+indices), so each level's candidate sums ``(S * A, width)`` int64, which are Alice's messages
+themselves, come to the host once, explicitly, in :func:`_host_sums`.
+
 Examples
 --------
 >>> out = reachable_partial_sums("string-equality", n=12, precision="fixed:4:2", width=1, seed=0)
@@ -29,7 +34,7 @@ import time
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import count_true, is_numpy, namespace_of, to_numpy
 from commcomp.errors import UnsupportedSplitError
 
 from ..base import ALICE
@@ -37,15 +42,27 @@ from ..simulate.setup import prepare
 from .letters import AliceLetters, probe_positions
 from .separate import separating_y
 
-__all__ = ["reachable_partial_sums", "partial_sums_of", "explore_sums", "MAX_QUERIES"]
+__all__ = ["reachable_partial_sums", "partial_sums_of", "explore_sums", "query_rows", "MAX_QUERIES"]
 
 MAX_QUERIES = 32   # Bob's queries explored in a two-round split (all when there are no more)
 _TERM_ROWS = 256   # (position, token) rows per call of model.partial
 
 
-def _terms(sim, positions, layout: AliceLetters, queries: dict) -> np.ndarray:
-    """Integer terms ``(k, 2, width)``: position ``positions[t]`` holding its bit-0 / bit-1 token,
-    every read position's numerators and denominators concatenated."""
+def _flat_sums(part, B: int):
+    """A partial's numerators and denominators ``(B, width)`` int64, in the model's namespace."""
+    xp = namespace_of(part.numerator)
+    num, den = xp.reshape(part.numerator, (B, -1)), xp.reshape(part.denominator, (B, -1))
+    return xp.astype(xp.concat([num, den], axis=1), xp.int64)
+
+
+def _host_sums(cand) -> np.ndarray:
+    """A level's candidate sums on the host (the one transfer of a level: module docstring)."""
+    return to_numpy(cand)
+
+
+def _terms(sim, positions, layout: AliceLetters, queries: dict):
+    """Integer terms ``(k, 2, width)`` int64 in the model's namespace: position ``positions[t]``
+    holding its bit-0 / bit-1 token, every read position's numerators and denominators concatenated."""
     model, N = sim.model, sim.split.length
     k = len(positions)
     rows = np.repeat(np.arange(k), 2)  # (2k,) position index of each row
@@ -60,46 +77,58 @@ def _terms(sim, positions, layout: AliceLetters, queries: dict) -> np.ndarray:
             tokens[np.arange(B), positions[rows[r]]] = toks[r]
             mask = np.zeros((B, N), dtype=bool)
             mask[np.arange(B), positions[rows[r]]] = True
-            part = model.partial(tokens, mask, query=np.repeat(q, B, axis=0), output_position=o)
-            num, den = to_numpy(part.numerator), to_numpy(part.denominator)
-            chunks.append(np.concatenate([num.reshape(B, -1), den.reshape(B, -1)], axis=1).astype(np.int64))
-        parts.append(np.concatenate(chunks))
-    return np.concatenate(parts, axis=1).reshape(k, 2, -1)
+            part = model.partial(tokens, mask, query=query_rows(q, B), output_position=o)
+            chunks.append(_flat_sums(part, B))
+        parts.append(namespace_of(*chunks).concat(chunks, axis=0))
+    xp = namespace_of(*parts)
+    return xp.reshape(xp.concat(parts, axis=1), (k, 2, -1))
 
 
-def explore_sums(terms: np.ndarray, layout: AliceLetters, max_states: int):
-    """Level by level: ``(sizes, final sums (S, width) int64, representatives' letters (S, k), merges,
-    stopped)``; a merge is the pair of letter sequences of two inputs that reached equal sums."""
-    sums = np.zeros((1, terms.shape[2]), dtype=np.int64)
+def explore_sums(terms, layout: AliceLetters, max_states: int):
+    """Level by level: ``(sizes, final sums (S, width) int64 in the terms' namespace,
+    representatives' letters (S, k), merges, stopped)``; a merge is the pair of letter sequences of
+    two inputs that reached equal sums. ``terms`` ``(k, 2, width)`` int64, of any namespace."""
+    xp = namespace_of(terms)
+    w = terms.shape[2]
+    sums = xp.zeros((1, w), dtype=xp.int64, device=getattr(terms, "device", None))
     choices = np.zeros((1, 0), dtype=np.int64)
     sizes, merges, stopped = [1], [], None
     for t in range(terms.shape[0]):
         A = 1 if layout.bit_at[t] < 0 else 2
-        cand = (sums[:, None, :] + terms[t, :A][None, :, :]).reshape(-1, terms.shape[2])  # (S * A, w)
-        _, first, inverse = np.unique(cand, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        cand = xp.reshape(sums[:, None, :] + terms[t, :A, :][None, :, :], (-1, w))  # (S * A, w)
+        _, first, inverse = np.unique(_host_sums(cand), axis=0, return_index=True, return_inverse=True)
+        inverse, C = inverse.reshape(-1), int(cand.shape[0])
         if len(first) > max_states:
             stopped = f"budget: level {t + 1} has {len(first)} distinct partial sums"
             break
-        if len(first) < len(cand) and len(merges) < 16:  # the letters of both inputs of a merge
-            joined = np.nonzero(first[inverse] != np.arange(len(cand)))[0][:16 - len(merges)]
+        if len(first) < C and len(merges) < 16:  # the letters of both inputs of a merge
+            joined = np.nonzero(first[inverse] != np.arange(C))[0][:16 - len(merges)]
             for j in joined:
                 a, b = divmod(int(first[inverse[j]]), A), divmod(int(j), A)
                 merges.append((list(choices[a[0]]) + [a[1]], list(choices[b[0]]) + [b[1]]))
         parent, letter = first // A, first % A
         choices = np.concatenate([choices[parent], letter[:, None]], axis=1)
-        sums = cand[first]
+        sums = cand[first] if is_numpy(cand) else xp.take(cand, xp.asarray(first), axis=0)
         sizes.append(len(first))
     return sizes, sums, choices, merges, stopped
 
 
 def _queries(sim, y):
     tokens = sim.reduction.encode(np.zeros((1, sim.n), np.uint8), np.asarray(y)[None, ...], sim.n).tokens
-    return {int(o): to_numpy(sim.model.query(tokens[:, int(o)], int(o))) for o in sim.split.read}
+    return {int(o): sim.model.query(tokens[:, int(o)], int(o)) for o in sim.split.read}  # (1, ...) each
+
+
+def query_rows(q, B: int):
+    """The query ``q`` ``(1, ...)`` repeated to ``(B, ...)``, in its own namespace."""
+    if is_numpy(q):
+        return np.repeat(q, B, axis=0)
+    xp = namespace_of(q)
+    return xp.take(q, xp.zeros((B,), dtype=xp.int64, device=getattr(q, "device", None)), axis=0)
 
 
 def reachable_partial_sums(task, arch="transformer", n=8, precision="fixed:8:4", *, width=None, heads=1,
-                           problem=None, weights="random", seed=0, model=None, max_states=1 << 15) -> dict:
+                           problem=None, weights="random", seed=0, model=None, max_states=1 << 15,
+                           backend=None) -> dict:
     """What Alice's partial sums reach (module docstring): per query explored, the distinct messages
     per level, whether the representatives' sums equal the model's own ``partial`` over her positions
     (``sums_match_model``) and Bob's finish the unsplit forward pass (``faithful``, on every y or a
@@ -112,7 +141,7 @@ def reachable_partial_sums(task, arch="transformer", n=8, precision="fixed:8:4",
     """
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, heads=heads, problem=problem, weights=weights,
-                  seed=seed, model=model)
+                  seed=seed, model=model, backend=backend)
     out = partial_sums_of(sim, max_states)
     out["seconds"] = time.perf_counter() - start
     return out
@@ -155,7 +184,7 @@ def partial_sums_of(sim, max_states: int = 1 << 15) -> dict:
     out = {"task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
            "precision": sim.precision.name, "width": sim.width, "heads": sim.heads, "seed": int(seed),
            "rounds": split.rounds, "bits_per_message": sim.bits_per_message,
-           "lower_bound_bits": sim.lower_bound_bits, "alice_positions": len(positions),
+           "lower_bound_bits": sim.lower_bound_bits, "backend": sim.backend, "alice_positions": len(positions),
            "queries_explored": len(runs), "complete": complete, "runs": runs,
            "distinct_messages": max(final), "message_bits": math.log2(max(final)),
            "sums_match_model": bool(ok_sums), "faithful": bool(ok_bob),
@@ -169,10 +198,11 @@ def _sums_match(sim, reps, positions, y, sums) -> bool:
     tokens = sim.reduction.encode(reps, ys, sim.n).tokens
     parts = []
     for o, q in _queries(sim, y).items():
-        part = sim.model.partial(tokens, positions, query=np.repeat(q, len(reps), axis=0), output_position=o)
-        num, den = to_numpy(part.numerator), to_numpy(part.denominator)
-        parts.append(np.concatenate([num.reshape(len(reps), -1), den.reshape(len(reps), -1)], axis=1))
-    return bool(np.array_equal(np.concatenate(parts, axis=1), sums))
+        part = sim.model.partial(tokens, positions, query=query_rows(q, len(reps)), output_position=o)
+        parts.append(_flat_sums(part, len(reps)))
+    xp = namespace_of(sums)
+    got = xp.concat(parts, axis=1)
+    return tuple(got.shape) == tuple(sums.shape) and bool(xp.all(got == sums))  # compared on the device
 
 
 def _finish_matches(sim, reps, ys) -> bool:
@@ -181,7 +211,8 @@ def _finish_matches(sim, reps, ys) -> bool:
 
     x = np.repeat(reps, len(ys), axis=0)
     y = np.tile(ys, (len(reps),) + (1,) * (np.ndim(ys) - 1))
-    return bool(run_batch(sim, x, y).faithful.all())
+    faithful = run_batch(sim, x, y).faithful
+    return count_true(faithful) == int(faithful.shape[0])
 
 
 def _witness(sim, layout, merges, y, unread) -> dict:

@@ -15,7 +15,8 @@ import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
-__all__ = ["ModelRun", "CotSpec", "cot_spec", "answers_from_logits", "compare_runs", "bit_patterns"]
+__all__ = ["ModelRun", "CotSpec", "cot_spec", "answers_from_logits", "compare_runs", "bit_patterns",
+           "device_rows_equal"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +95,7 @@ def bit_patterns(a) -> np.ndarray:
     return arr.reshape(arr.shape[0], -1).view(np.uint64)
 
 
-def _device_rows_equal(a, b):
+def device_rows_equal(a, b):
     """Row-wise equality of two arrays of one device namespace, bit for bit: floats compare as
     values with their sign bits (so -0.0 != +0.0) and NaN equals NaN (one canonical NaN: the
     formats' rounding gives no other)."""
@@ -112,7 +113,7 @@ def _rows_equal(a, b) -> np.ndarray:
     if a is None or b is None or tuple(a.shape) != tuple(b.shape):
         return np.zeros((a if a is not None else b).shape[0], dtype=bool)
     if not is_numpy(a) and is_array(a):
-        return _device_rows_equal(a, b)
+        return device_rows_equal(a, b)
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype.kind == "f":
         a, b = bit_patterns(a), bit_patterns(b)

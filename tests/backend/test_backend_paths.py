@@ -28,7 +28,7 @@ from reductions.witness import find_witness
 
 RECURRENT = ["elman", "lstm", "gru", "linear-attention", "retnet", "dss", "mamba"]
 DEVICE_BACKENDS = ["array_api_strict", "torch", "cupy"]
-TIMING = {"seconds", "seconds_protocol", "seconds_reference", "backend"}
+TIMING = {"seconds", "seconds_protocol", "seconds_reference", "seconds_explore", "backend"}
 
 
 def _refuse(self, *args, **kwargs):
@@ -122,6 +122,68 @@ def test_transformer_split(device, task, n, precision):
     if exact:
         _same(find_witness(task, "transformer", 8, prec, **kw), find_witness(task, "transformer", 8, prec,
                                                                              backend=device, **kw))
+
+
+def _key_bytes_bound(levels_sizes, bits: int) -> int:
+    """Elements the engine may move per exploration: each level's candidate keys (at most two
+    letters per class), packed, and the representatives' keys once more."""
+    return (2 * sum(levels_sizes[:-1]) + levels_sizes[-1]) * -(-bits // 8)
+
+
+@pytest.mark.parametrize("arch", RECURRENT)
+def test_reachable_states_recurrent(device, arch):
+    """The reachable-states engine on the device: distinct messages per level, the complete witness
+    and the exact correctness counts equal to NumPy's, at an n no enumeration reaches, with only
+    the packed keys of each level (and Bob's answers) moved to the host."""
+    from reductions.reachable import reachable_analysis
+
+    kw = dict(width=2, seed=3)
+    want = reachable_analysis("index-lookup", arch, 40, "fixed:8:4", **kw)
+    bk.host_transfers.reset()
+    got = reachable_analysis("index-lookup", arch, 40, "fixed:8:4", backend=device, **kw)
+    _, elements = bk.host_transfers.reset()
+    assert got["backend"] == device and want["complete"] and want["correct_count"] is not None
+    _same(want.pop("witness"), got.pop("witness"))  # the complete search: x, x', y, both answers
+    _same(want, got)  # distinct messages per level, faithful/correct/model-correct counts (exact ints)
+    sizes, Y = got["distinct_messages_per_level"], got["bob_inputs_tried"]
+    assert elements <= _key_bytes_bound(sizes, got["bits_per_message"]) + 3 * sizes[-1] * Y + 64
+    v = verify("index-lookup", arch, 40, "fixed:8:4", exhaustive=True, backend=device, **kw)
+    assert v["method"] == "reachable-states" and v["correct_count"] == want["correct_count"]
+    _same(verify("index-lookup", arch, 40, "fixed:8:4", exhaustive=True, **kw), v)
+    w = find_witness("index-lookup", arch, 40, "fixed:8:4", backend=device, **kw)
+    assert w["method"] == "reachable-states"
+    _same(find_witness("index-lookup", arch, 40, "fixed:8:4", **kw), w)
+
+
+def test_reachable_states_float_format_and_trajectory(device):
+    """An IEEE format (more states, collisions at every level) and ``simulate --trajectory``."""
+    from reductions.reachable import reachable_analysis
+
+    kw = dict(width=2, seed=1)
+    want = reachable_analysis("index-lookup", "gru", 10, "float16", **kw)
+    got = reachable_analysis("index-lookup", "gru", 10, "float16", backend=device, **kw)
+    assert want["merged_candidates"] > 0
+    _same(want.pop("witness"), got.pop("witness"))
+    _same(want, got)
+    sim = dict(x="1011001", y="3", trajectory=True, **kw)
+    got = simulate("index-lookup", "lstm", 7, "float32", backend=device, **sim)
+    assert got["trajectory_matches_message"]
+    _same(simulate("index-lookup", "lstm", 7, "float32", **sim), got)
+
+
+@pytest.mark.parametrize("task,n", [("string-equality", 6), ("index-lookup", 4)])  # one round, two rounds
+def test_reachable_partial_sums(device, task, n):
+    """The 1-layer Transformer's exact partial sums explored on the device, equal to NumPy's."""
+    from reductions.reachable import reachable_partial_sums
+
+    kw = dict(width=2, seed=0)
+    want = reachable_partial_sums(task, "transformer", n, "fixed:6:3", **kw)
+    got = reachable_partial_sums(task, "transformer", n, "fixed:6:3", backend=device, **kw)
+    assert got["complete"] and got["sums_match_model"] and got["faithful"]
+    _same(want, got)
+    traj = dict(x="101101"[:n], y="101101"[:n] if task == "string-equality" else "2", trajectory=True, **kw)
+    _same(simulate(task, "transformer", n, "fixed:6:3", **traj),
+          simulate(task, "transformer", n, "fixed:6:3", backend=device, **traj))
 
 
 def test_sampled_verify_and_cot_free_tasks(device):
