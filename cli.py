@@ -747,7 +747,7 @@ def _save_model_atomic(model, path: str) -> None:
 
 def cmd_construct(args):
     from models.constructions import get_construction
-    from models.constructions.search import check_construction
+    from reductions.construction_search import check_construction
 
     name = args.task
     try:  # task aliases (il, nn, ...) as the task registry knows them
