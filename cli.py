@@ -864,62 +864,17 @@ def add_matrix(sub):
 # separations: the main job
 # --------------------------------------------------------------------------------------------
 def cmd_separations(args):
-    from reductions.separations import separations
+    from reductions.separations.command import run
 
-    with progress(0, "separations") as bar:
-        task_id = bar.add_task("confirming task x architecture", total=None)
-        rows = separations(n=args.n, precision=args.precision, heads=args.heads, instances=args.instances,
-                           seed=args.seed, tasks=args.task, archs=args.arch, width=args.width,
-                           progress=lambda what: bar.update(task_id, advance=1, description=what))
-    payload = [r.to_json() for r in rows]
-
-    def table():
-        from rich.text import Text
-
-        out = []
-        for r in rows:
-            lower = (f"{r.lower_bound_quantity} >= {_number(r.lower_bound_value)}, so m >= {r.lower_bound_width}"
-                     f"  ({r.lower_bound_theorem} {r.lower_bound_tag})" if r.lower_bound_width is not None else "-")
-            upper = []
-            if r.catalogue_construction_width is not None:
-                upper.append(f"m = {r.catalogue_construction_width} ({r.catalogue_construction_theorem})")
-            if r.construction:
-                if r.construction_checked:
-                    upper.append(f"{r.construction}: m = {r.construction_width}, "
-                                 f"{r.construction_correct}/{r.construction_checked} correct")
-                else:
-                    upper.append(f"{r.construction}: {r.construction_note}")
-            if r.protocol_bits is not None:
-                faithful = "faithful" if r.protocol_faithful == 1.0 else (
-                    f"faithful {r.protocol_faithful:.0%}" if r.protocol_faithful is not None else r.protocol_note)
-                protocol = f"{r.protocol_bits} bits >= {r.protocol_lower_bound_bits} (m={r.protocol_width}), {faithful}"
-            else:
-                short = (r.protocol_note or "").split(":")[0].split(", but")[0]
-                protocol = f"no bounded protocol ({short}; see --format json)"
-            mark = Text("yes", style="bold green") if r.confirmed else Text("NO", style="bold red")
-            out.append([r.task, r.arch, r.length, lower, "; ".join(upper) or "-", protocol, mark])
-        caption = (f"n = {args.n} bits per party, p = {rows[0].precision if rows else args.precision}, "
-                   f"H = {args.heads}, {args.instances} random instances per check, seed {args.seed}. "
-                   "Lower bound: the strongest deterministic catalogue bound at this N, as a width. "
-                   "Protocol: a random model of width m run as Alice/Bob; bits sent per instance vs the "
-                   "problem's communication complexity. Confirmed: the reduction's ground truth, the "
-                   "protocol's faithfulness and the construction's correctness all held.")
-        return rich_table("commcomp separations", ["task", "arch", "N", "lower bound", "construction",
-                                                  "protocol (bits sent, checks)", "confirmed"], out, caption)
-
-    emit(args, payload, table)
+    write_output(run(args, _jsonable), args.out)
 
 
 def add_separations(sub):
-    p = sub.add_parser("separations", help="the main job: every task x architecture, bounds and their confirmation")
-    p.add_argument("--n", type=positive_int, default=8, help="bits per party of the embedded problem (default: 8)")
-    p.add_argument("--precision", default="float32", help="number format (default: float32)")
-    p.add_argument("--heads", type=positive_int, default=1, help="attention heads H (default: 1)")
-    p.add_argument("--instances", type=positive_int, default=32, help="random instances per check (default: 32)")
-    p.add_argument("--width", type=positive_int, default=4, help="width of the random models simulated (default: 4)")
-    p.add_argument("--task", nargs="+", help="tasks (default: all)")
-    p.add_argument("--arch", nargs="+", help="architecture classes (default: all)")
-    _common(p, seed=True)
+    from reductions.separations.command import FORMATS, add_arguments
+
+    p = sub.add_parser("separations", help="the main job: each separation across its crossover, with checks")
+    add_arguments(p)
+    _common(p, formats=FORMATS, seed=True)
     p.set_defaults(func=cmd_separations)
 
 

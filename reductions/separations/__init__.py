@@ -10,6 +10,8 @@
 from .catalogue import catalogue_n
 from .grid import ARCH_CLASSES, SeparationRow, arch_class_spec, catalogue_length, separations
 from .ladder import Separation, WidthCurves, crossover, find_separations
+from .rows import LadderRow, SeparationLadder, separation_ladders
 
 __all__ = ["ARCH_CLASSES", "SeparationRow", "arch_class_spec", "catalogue_length", "separations",
-           "catalogue_n", "Separation", "WidthCurves", "crossover", "find_separations"]
+           "catalogue_n", "Separation", "WidthCurves", "crossover", "find_separations", "LadderRow",
+           "SeparationLadder", "separation_ladders"]

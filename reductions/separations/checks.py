@@ -72,7 +72,7 @@ def adversarial_pairs(problem, n: int) -> tuple[np.ndarray, np.ndarray]:
     >>> from commcomp.problems import get_problem
     >>> x, y = adversarial_pairs(get_problem("equality"), 4)
     >>> x.shape, int((x != y).sum(axis=1).max())
-    ((14, 4), 4)
+    ((9, 4), 4)
     """
     rng = np.random.default_rng([n, 7])
     base = rng.integers(0, 2, size=(1, n), dtype=np.uint8)
@@ -131,7 +131,9 @@ def _adversarial_check(built, reduction, n) -> tuple[int, int]:
         encoded = reduction.encode(xs, ys, n)
     except (CommcompError, ValueError, IndexError):
         return 0, 0
-    result = check_construction(built, inputs=encoded, stop_early=False)
+    batch = getattr(encoded, "task_batch", encoded)
+    inputs = batch if getattr(batch, "features", None) is not None else getattr(batch, "tokens", batch)
+    result = check_construction(built, inputs=inputs, stop_early=False)
     return result.correct, result.admitted
 
 

@@ -1,0 +1,169 @@
+"""``commcomp separations``: arguments, the run, and its output (the CLI only parses and dispatches).
+
+Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`);
+with ``--n`` the per-architecture grid at that problem size (:func:`.grid.separations`, the
+original contract).  :func:`text_table` renders rich tables so that no word is broken at the
+terminal's width (cells wrap at spaces only).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import time
+
+from commcomp.errors import InvalidParameterError
+
+from . import render
+from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
+
+__all__ = ["add_arguments", "run", "text_table", "console_width", "FORMATS"]
+
+FORMATS = ("table", "json", "markdown", "latex")
+
+
+def console_width() -> int:
+    """``$COLUMNS`` or 80."""
+    try:
+        return max(40, int(os.environ.get("COLUMNS", "80")))
+    except ValueError:
+        return 80
+
+
+def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None) -> str:
+    """A rich table as text, one line per row where the cells fit; words never split.
+
+    Each column is at least as wide as its longest word (so rich wraps at spaces, never inside a
+    token), and the console is widened to the table's minimum when even that does not fit.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    width = console_width() if width is None else width
+    table = Table(title=escape(title), caption=escape(caption) if caption else None, box=box.SIMPLE_HEAD,
+                  pad_edge=False, caption_justify="left")
+    longest = [max([len(w) for w in str(c).split()] + [1]) for c in columns]
+    for r in rows:
+        longest = [max([lw] + [len(w) for w in str(v).split()]) for lw, v in zip(longest, r)]
+    for c, lw in zip(columns, longest):
+        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis")
+    for r in rows:
+        table.add_row(*[escape("" if v is None else str(v)) for v in r])
+    need = sum(longest) + 2 * (len(columns) - 1)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=max(width, need), force_terminal=sys.stdout.isatty(),
+                      color_system="auto" if sys.stdout.isatty() else None)
+    console.print(table)
+    return buffer.getvalue()
+
+
+def add_arguments(p) -> None:
+    """The options of ``separations`` (the CLI adds ``--format``, ``--out``, ``--seed``)."""
+    p.add_argument("--precision", default=None,
+                   help=f"number format; its bits are the p of the bounds (default: {DEFAULT_PRECISION}; "
+                        "float32 with --n)")
+    p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")
+    p.add_argument("--task", nargs="+", help="tasks (default: every one with a separation)")
+    p.add_argument("--weak", nargs="+", metavar="ARCH",
+                   help="weak-side architectures (default: elman tf1 hybrid; also lstm, linear-attention, ...)")
+    p.add_argument("--sizes", type=int, nargs="+", metavar="n",
+                   help="problem sizes n of the ladder (default: around each crossover)")
+    p.add_argument("--max-n", type=int, default=1 << 16, help="largest n of a default ladder (default: 65536)")
+    p.add_argument("--samples", type=int, default=32, help="random inputs for check a (default: 32)")
+    p.add_argument("--budget", type=int, default=1024, help="most inputs tried by check b (default: 1024)")
+    p.add_argument("--weak-width", type=int, default=1, help="width of check b's random weak model (default: 1)")
+    p.add_argument("--weights", default="random", metavar="FILE",
+                   help="a weights file (.npz) for check b's weak model instead of random weights")
+    p.add_argument("--check-max-length", type=int, default=DEFAULT_CHECK_MAX_LENGTH,
+                   help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
+    p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
+    p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
+    p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (PNG or SVG; needs matplotlib)")
+    p.add_argument("--n", type=int, default=None,
+                   help="one problem size: every task x architecture class at this n (the grid)")
+    p.add_argument("--instances", type=int, default=32, help="grid: random instances per check (default: 32)")
+    p.add_argument("--width", type=int, default=4, help="grid: width of the random models (default: 4)")
+    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all)")
+
+
+def _check_args(args) -> None:
+    for name in ("heads", "max_n", "samples", "budget", "weak_width", "check_max_length", "instances", "width"):
+        if getattr(args, name) < 1:
+            raise InvalidParameterError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.n is not None and args.n < 1:
+        raise InvalidParameterError(f"--n must be >= 1, got {args.n}")
+    if any(s < 1 for s in args.sizes or ()):
+        raise InvalidParameterError("--sizes must be >= 1")
+    if args.weights != "random" and not os.path.isfile(args.weights):
+        raise InvalidParameterError(f"--weights: no such file {args.weights!r}")
+    if args.plot and os.path.dirname(os.path.abspath(args.plot)) and \
+            not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
+        raise InvalidParameterError(f"--plot: directory of {args.plot} does not exist")
+
+
+def run(args, jsonable) -> str:
+    """The command's output text (``jsonable`` converts the JSON payload)."""
+    _check_args(args)
+    if args.n is not None:
+        return _grid(args, jsonable)
+    precision = args.precision or DEFAULT_PRECISION
+    start = time.perf_counter()
+    ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes, weak=args.weak,
+                                 samples=args.samples, budget=args.budget, weak_width=args.weak_width,
+                                 weights=args.weights, seed=args.seed, max_n=args.max_n,
+                                 check_max_length=args.check_max_length, check_all=args.check_all)
+    seconds = time.perf_counter() - start
+    if args.plot:
+        render.plot_ladders(ladders, args.plot, precision)
+    if args.format == "json":
+        return json.dumps(jsonable([lad.to_json() for lad in ladders]), indent=2)
+    note = render.caption(ladders, precision, args.heads, samples=args.samples, budget=args.budget,
+                          weak_width=args.weak_width, check_max_length=args.check_max_length,
+                          seconds=seconds, check_all=args.check_all)
+    wide = args.wide or args.format in ("markdown", "latex")
+    columns = render.WIDE_COLUMNS if wide else render.COLUMNS
+    rows = render.wide_rows(ladders) if wide else render.table_rows(ladders)
+    title = "commcomp separations: minimum width across the crossover"
+    if args.format == "markdown":
+        return render.markdown(columns, rows, title, note)
+    if args.format == "latex":
+        return render.latex(columns, rows, title, note)
+    return text_table(title, columns, rows, note)
+
+
+def _grid(args, jsonable) -> str:
+    from .grid import separations
+
+    rows = separations(n=args.n, precision=args.precision or "float32", heads=args.heads,
+                       instances=args.instances, seed=args.seed, tasks=args.task, archs=args.arch,
+                       width=args.width)
+    if args.format == "json":
+        return json.dumps(jsonable([r.to_json() for r in rows]), indent=2)
+    wide = args.wide or args.format in ("markdown", "latex")
+    table = []
+    for r in rows:
+        lower = "-" if r.lower_bound_width is None else f"{r.lower_bound_width} {render._tag(r.lower_bound_tag)}"
+        constr = "-" if not r.construction_checked else f"{r.construction_correct}/{r.construction_checked}"
+        proto = "-" if r.protocol_bits is None else f"{r.protocol_bits}/{r.protocol_lower_bound_bits}"
+        line = [render.TASK_SHORT.get(r.task, r.task), r.arch, r.length, lower,
+                render._w(r.catalogue_construction_width), constr, proto, r.status]
+        if wide:
+            line += [f"{r.lower_bound_theorem or '-'} {r.lower_bound_formula or ''}".strip(),
+                     r.construction_note or r.protocol_note or ""]
+        table.append(line)
+    columns = ["task", "arch", "N", "m>=", "cat m", "constr", "bits/LB", "checked"] + (
+        ["theorem", "note"] if wide else [])
+    note = (f"n = {args.n}, p = {rows[0].precision if rows else '-'}, H = {args.heads}. constr: the "
+            f"construction correct/judged; bits/LB: a random model of width {args.width} as a protocol, bits "
+            f"sent / the bound; checked: yes (a check on this architecture ran, none failed), NO, or not "
+            f"checked (only the reduction, which does not depend on the architecture).")
+    title = f"commcomp separations at n = {args.n}"
+    if args.format == "markdown":
+        return render.markdown(columns, table, title, note)
+    if args.format == "latex":
+        return render.latex(columns, table, title, note)
+    return text_table(title, columns, table, note)
