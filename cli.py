@@ -441,21 +441,9 @@ def cmd_bounds(args):
     if args.format in ("json", "csv", "markdown", "latex"):
         write_output(export_rows(rows, args.format), args.out)
         return
-    columns = ["N", "task", "arch", "what", "quantity", "value", "min width", "formula", "source"]
-    if args.width:
-        columns.insert(7, f"fails from N (m={args.width})")
-    table_rows = []
-    for r in rows:
-        row = [r.n, r.task or "-", f"{r.arch} L={r.layers}" if r.layers and r.layers > 1 else r.arch,
-               r.label, r.quantity, _number(r.value), _number(r.min_width),
-               r.formula, f"{r.theorem} {r.tag}"]
-        if args.width:
-            row.insert(7, _number(r.crossover_n))
-        table_rows.append(row)
-    caption = (f"p = {rows[0].precision} bits, H = {args.heads}; log = log2. "
-               "'min width' is the smallest integer width the bound allows (lower) or the construction uses (upper)."
-               if rows else "no bound matches")
-    write_output(render_rich(rich_table("commcomp bounds", columns, table_rows, caption)), args.out)
+    from commcomp.bounds.table import bounds_text
+
+    write_output(bounds_text(rows, args.heads, width=args.width, wide=args.wide), args.out)
 
 
 def _emit_computed_bounds(args):
@@ -506,6 +494,7 @@ def add_bounds(sub):
     p.add_argument("--computed", action="store_true",
                    help="exact bounds computed from the task itself at small N (--n is then the task size)")
     p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (SVG or PNG; needs matplotlib)")
+    p.add_argument("--wide", action="store_true", help="every field in the table (default: one short line per row)")
     _common(p, formats=("table", "json", "csv", "markdown", "latex"))
     p.set_defaults(func=cmd_bounds)
 

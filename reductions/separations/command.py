@@ -2,63 +2,24 @@
 
 Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`);
 with ``--n`` the per-architecture grid at that problem size (:func:`.grid.separations`, the
-original contract).  :func:`text_table` renders rich tables so that no word is broken at the
-terminal's width (cells wrap at spaces only).
+original contract).  Tables go through :func:`commcomp.tables.text_table` (no word broken).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import sys
 import time
 
 from commcomp.errors import InvalidParameterError
+from commcomp.tables import text_table
 
 from . import render
 from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
 
-__all__ = ["add_arguments", "run", "text_table", "console_width", "FORMATS"]
+__all__ = ["add_arguments", "run", "FORMATS"]
 
 FORMATS = ("table", "json", "markdown", "latex")
-
-
-def console_width() -> int:
-    """``$COLUMNS`` or 80."""
-    try:
-        return max(40, int(os.environ.get("COLUMNS", "80")))
-    except ValueError:
-        return 80
-
-
-def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None) -> str:
-    """A rich table as text, one line per row where the cells fit; words never split.
-
-    Each column is at least as wide as its longest word (so rich wraps at spaces, never inside a
-    token), and the console is widened to the table's minimum when even that does not fit.
-    """
-    from rich import box
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    width = console_width() if width is None else width
-    table = Table(title=escape(title), caption=escape(caption) if caption else None, box=box.SIMPLE_HEAD,
-                  pad_edge=False, caption_justify="left")
-    longest = [max([len(w) for w in str(c).split()] + [1]) for c in columns]
-    for r in rows:
-        longest = [max([lw] + [len(w) for w in str(v).split()]) for lw, v in zip(longest, r)]
-    for c, lw in zip(columns, longest):
-        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis")
-    for r in rows:
-        table.add_row(*[escape("" if v is None else str(v)) for v in r])
-    need = sum(longest) + 2 * (len(columns) - 1)
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=max(width, need), force_terminal=sys.stdout.isatty(),
-                      color_system="auto" if sys.stdout.isatty() else None)
-    console.print(table)
-    return buffer.getvalue()
 
 
 def add_arguments(p) -> None:
@@ -87,7 +48,8 @@ def add_arguments(p) -> None:
                    help="one problem size: every task x architecture class at this n (the grid)")
     p.add_argument("--instances", type=int, default=32, help="grid: random instances per check (default: 32)")
     p.add_argument("--width", type=int, default=4, help="grid: width of the random models (default: 4)")
-    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all)")
+    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all); "
+                   "without --n, the weak side (as --weak)")
 
 
 def _check_args(args) -> None:
@@ -112,7 +74,8 @@ def run(args, jsonable) -> str:
         return _grid(args, jsonable)
     precision = args.precision or DEFAULT_PRECISION
     start = time.perf_counter()
-    ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes, weak=args.weak,
+    ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes,
+                                 weak=args.weak or args.arch,
                                  samples=args.samples, budget=args.budget, weak_width=args.weak_width,
                                  weights=args.weights, seed=args.seed, max_n=args.max_n,
                                  check_max_length=args.check_max_length, check_all=args.check_all)

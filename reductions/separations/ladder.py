@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from commcomp.bounds.table import TASK_SHORT
 from commcomp.errors import CommcompError
 
 from .catalogue import catalogue_n, construction_bound, lower_bound
@@ -44,10 +45,6 @@ __all__ = ["Separation", "find_separations", "WidthCurves", "crossover", "WEAK_C
 #: (``lstm``, ``linear-attention``, ...).
 WEAK_CANDIDATES: tuple[tuple[str, int], ...] = (("elman", 1), ("transformer", 1), ("hybrid", 1))
 
-#: Short task labels for 80-column tables.
-TASK_SHORT = {"index-lookup": "IL", "multi-index-lookup": "MIL", "nearest-neighbour": "NN", "mqar": "MQAR",
-              "string-equality": "EQ", "string-disjointness": "DISJ", "dyck": "Dyck", "qsa": "qSA",
-              "match2": "Match2", "match3": "Match3", "istree": "IsTree", "k-dnf": "kDNF"}
 
 #: Explicit weights are built (for their width) only up to this many tokens: the 2-layer
 #: nearest-neighbour construction takes seconds beyond it.

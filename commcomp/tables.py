@@ -1,0 +1,66 @@
+"""Plain-text tables that read at the terminal's width with no word broken.
+
+:func:`text_table` renders a rich table whose every column is at least as wide as its longest
+word, so rich wraps cells at spaces and never inside a token; when even that does not fit the
+terminal (``$COLUMNS``, default 80), the table is printed wider rather than broken.
+
+Examples
+--------
+>>> text_table("t", ["a", "b"], [["x", "a long cell"]], width=40).splitlines()[-2].split()
+['x', 'a', 'long', 'cell']
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+__all__ = ["text_table", "console_width", "longest_words"]
+
+
+def console_width() -> int:
+    """``$COLUMNS`` or 80."""
+    try:
+        return max(40, int(os.environ.get("COLUMNS", "80")))
+    except ValueError:
+        return 80
+
+
+def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None) -> str:
+    """A rich table as text, one line per row where the cells fit; words never split.
+
+    Each column is at least as wide as its longest word (so rich wraps at spaces, never inside a
+    token), and the console is widened to the table's minimum when even that does not fit.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    width = console_width() if width is None else width
+    table = Table(title=escape(title), caption=escape(caption) if caption else None, box=box.SIMPLE_HEAD,
+                  pad_edge=False, caption_justify="left")
+    longest = longest_words(columns, rows)
+    for c, lw in zip(columns, longest):
+        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis")
+    for r in rows:
+        table.add_row(*[escape("" if v is None else str(v)) for v in r])
+    need = sum(longest) + 2 * (len(columns) - 1)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=max(width, need), force_terminal=sys.stdout.isatty(),
+                      color_system="auto" if sys.stdout.isatty() else None)
+    console.print(table)
+    return buffer.getvalue()
+
+
+def longest_words(columns, rows) -> list[int]:
+    """The length of the longest whitespace-free word of each column (header included).
+
+    >>> longest_words(["N", "formula"], [[64, "m*p >= N"], [4096, "n/(p + log2(N))"]])
+    [4, 8]
+    """
+    longest = [max([len(w) for w in str(c).split()] + [1]) for c in columns]
+    for r in rows:
+        longest = [max([lw] + [len(w) for w in str("" if v is None else v).split()]) for lw, v in zip(longest, r)]
+    return longest
