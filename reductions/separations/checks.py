@@ -95,24 +95,24 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
 
     if construction is None and construction_object is None:
         return _skip("construction", "no explicit weights registered")
-    reduction = get_reduction(task)
+    reduction = None if task is None else get_reduction(task)  # None: the construction's own task
     try:
         if construction_object is None:
             from models.constructions import get_construction
 
             spec = get_construction(construction)
-            built = spec.make(reduction.task_size(n), precision, seed=seed)
+            built = spec.make(n if reduction is None else reduction.task_size(n), precision, seed=seed)
         else:
             spec, built = None, construction_object
         exhaustive = spec is not None and spec.inputs is not None and built.n <= spec.exhaustive_max_n
         inputs = spec.inputs(built.n) if exhaustive else None
         result = check_construction(built, inputs=inputs, samples=samples, seed=seed, stop_early=False)
-        adv = _adversarial_check(built, reduction, n)
+        adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n)
     except CommcompError as exc:
         return Check("construction", "FAILED", f"could not run: {_first_line(exc)}")
     correct, total = result.correct + adv[0], result.admitted + adv[1]
     what = (f"all {result.admitted - samples} inputs + {samples} random" if exhaustive
-            else f"{samples} random") + f" + {adv[1]} adversarial"
+            else f"{samples} random") + (f" + {adv[1]} adversarial" if adv[1] else "")
     status = "passed" if correct == total and total > 0 else "FAILED"
     return Check("construction", status, f"m = {built.width}: {correct}/{total} correct ({what})",
                  {"width": int(built.width), "correct": int(correct), "checked": int(total),
@@ -139,7 +139,7 @@ def _adversarial_check(built, reduction, n) -> tuple[int, int]:
 
 def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower_width: int | None,
                   weak_width: int = 1, weights: str = "random", budget: int = 1024, seed: int = 0,
-                  heads: int = 1) -> Check:
+                  heads: int = 1, cot: bool = False) -> Check:
     """(b): a witness on a weak model below the bound (module docstring)."""
     from reductions.witness import find_witness
 
@@ -149,7 +149,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         return _skip("witness", f"bound allows m = {weak_width} at this N (needs m >= {lower_width})")
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
-                           layers=layers, heads=heads, weights=weights, seed=seed, budget=budget)
+                           layers=layers, heads=heads, weights=weights, seed=seed, budget=budget, cot=cot)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))
     data = {k: out.get(k) for k in ("method", "complete", "found", "x", "x_prime", "y", "wrong_on", "tried",

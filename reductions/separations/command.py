@@ -1,6 +1,7 @@
 """``commcomp separations``: arguments, the run, and its output (the CLI only parses and dispatches).
 
-Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`);
+Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`)
+and, when no subset is asked for, the special rows (:mod:`.special`: k-DNF, CoT, RAG, hybrid);
 with ``--n`` the per-architecture grid at that problem size (:func:`.grid.separations`, the
 original contract).  Tables go through :func:`commcomp.tables.text_table` (no word broken).
 """
@@ -16,6 +17,7 @@ from commcomp.tables import text_table
 
 from . import render
 from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
+from .special import special_rows
 
 __all__ = ["add_arguments", "run", "FORMATS"]
 
@@ -79,17 +81,21 @@ def run(args, jsonable) -> str:
                                  samples=args.samples, budget=args.budget, weak_width=args.weak_width,
                                  weights=args.weights, seed=args.seed, max_n=args.max_n,
                                  check_max_length=args.check_max_length, check_all=args.check_all)
+    specials = special_rows(precision, seed=args.seed, samples=args.samples) if not args.task and not \
+        (args.weak or args.arch) and not args.sizes else []
     seconds = time.perf_counter() - start
     if args.plot:
         render.plot_ladders(ladders, args.plot, precision)
     if args.format == "json":
-        return json.dumps(jsonable([lad.to_json() for lad in ladders]), indent=2)
+        return json.dumps(jsonable([{"kind": "separation", **lad.to_json()} for lad in ladders]
+                                   + [{"kind": "special", **s.to_json()} for s in specials]), indent=2)
     note = render.caption(ladders, precision, args.heads, samples=args.samples, budget=args.budget,
                           weak_width=args.weak_width, check_max_length=args.check_max_length,
                           seconds=seconds, check_all=args.check_all)
     wide = args.wide or args.format in ("markdown", "latex")
     columns = render.WIDE_COLUMNS if wide else render.COLUMNS
-    rows = render.wide_rows(ladders) if wide else render.table_rows(ladders)
+    rows = render.wide_rows(ladders) + render.special_wide_rows(specials) if wide else \
+        render.table_rows(ladders) + render.special_table_rows(specials)
     title = "commcomp separations: minimum width across the crossover"
     if args.format == "markdown":
         return render.markdown(columns, rows, title, note)

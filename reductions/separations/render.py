@@ -56,6 +56,28 @@ def table_rows(ladders) -> list[list[str]]:
     return out
 
 
+def _by_letter(checks) -> list:
+    """Checks in the a / b / c columns (construction, witness, protocol); others not shown."""
+    named = {c.name: c for c in checks}
+    return [named.get(name) for name in ("construction", "witness", "protocol")]
+
+
+def special_table_rows(specials) -> list[list[str]]:
+    """One short line per special row (k-DNF, CoT, RAG, hybrid)."""
+    return [[s.key, "-" if s.n is None else f"n={s.n}", "-", "-", "-", "-",
+             *["-" if c is None else CHECK_SHORT[c.status] for c in _by_letter(s.checks)]] for s in specials]
+
+
+def special_wide_rows(specials) -> list[list[str]]:
+    from .rows import row_status
+
+    return [[f"{s.key}: {s.arch}" + (f" on {s.task}" if s.task else ""), "-" if s.n is None else f"n={s.n}", "-",
+             " ".join(s.theorems), s.note,
+             *["-" if c is None else f"{c.status}: {c.detail}" for c in _by_letter(s.checks)],
+             row_status(s.checks) if any(c.name != "statement" for c in s.checks) else
+             f"not checked: {s.checks[0].detail}"] for s in specials]
+
+
 def wide_rows(ladders) -> list[list[str]]:
     """The long text of every row (``--wide``)."""
     out = []
