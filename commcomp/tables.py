@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import textwrap
 
 __all__ = ["text_table", "console_width", "longest_words"]
 
@@ -27,11 +28,13 @@ def console_width() -> int:
         return 80
 
 
-def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None) -> str:
+def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None,
+               one_line: bool = False) -> str:
     """A rich table as text, one line per row where the cells fit; words never split.
 
     Each column is at least as wide as its longest word (so rich wraps at spaces, never inside a
-    token), and the console is widened to the table's minimum when even that does not fit.
+    token; with ``one_line``, as its longest cell, so every row is one line), and the console is
+    widened to the table's minimum when even that does not fit.
     """
     from rich import box
     from rich.console import Console
@@ -39,28 +42,35 @@ def text_table(title: str, columns, rows, caption: str | None = None, *, width: 
     from rich.table import Table
 
     width = console_width() if width is None else width
-    table = Table(title=escape(title), caption=escape(caption) if caption else None, box=box.SIMPLE_HEAD,
-                  pad_edge=False, caption_justify="left")
-    longest = longest_words(columns, rows)
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False)
+    longest = longest_words(columns, rows, whole_cells=one_line)
     for c, lw in zip(columns, longest):
-        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis")
+        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis", no_wrap=one_line)
     for r in rows:
         table.add_row(*[escape("" if v is None else str(v)) for v in r])
-    need = sum(longest) + 2 * (len(columns) - 1)
     buffer = io.StringIO()
+    probe = Console(file=io.StringIO(), width=10_000)
+    need = probe.measure(table).minimum
     console = Console(file=buffer, width=max(width, need), force_terminal=sys.stdout.isatty(),
                       color_system="auto" if sys.stdout.isatty() else None)
     console.print(table)
-    return buffer.getvalue()
+    text = buffer.getvalue()
+    if caption:  # wrapped at spaces only, to the terminal's width
+        text += "\n".join(textwrap.wrap(caption, width=max(width, 20), break_long_words=False,
+                                        break_on_hyphens=False)) + "\n"
+    return text
 
 
-def longest_words(columns, rows) -> list[int]:
-    """The length of the longest whitespace-free word of each column (header included).
+def longest_words(columns, rows, whole_cells: bool = False) -> list[int]:
+    """The length of the longest whitespace-free word (or whole cell) of each column, header included.
 
     >>> longest_words(["N", "formula"], [[64, "m*p >= N"], [4096, "n/(p + log2(N))"]])
     [4, 8]
     """
-    longest = [max([len(w) for w in str(c).split()] + [1]) for c in columns]
+    def words(v):
+        text = str("" if v is None else v)
+        return [text] if whole_cells else text.split()
+    longest = [max([len(w) for w in words(c)] + [1]) for c in columns]
     for r in rows:
-        longest = [max([lw] + [len(w) for w in str("" if v is None else v).split()]) for lw, v in zip(longest, r)]
+        longest = [max([lw] + [len(w) for w in words(v)]) for lw, v in zip(longest, r)]
     return longest

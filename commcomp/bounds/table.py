@@ -93,4 +93,4 @@ def bounds_text(rows, heads: int, *, width: int | None = None, wide: bool = Fals
                "comes from (P paper, S secondary source, D derived here, D✓ derived and verified)."
                + ("" if wide else " Formulas and labels: --wide or --format json.")
                if rows else "no bound matches")
-    return text_table("commcomp bounds", columns, table, caption)
+    return text_table("commcomp bounds", columns, table, caption, one_line=not wide)

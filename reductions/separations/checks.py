@@ -110,6 +110,8 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
         adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n)
     except CommcompError as exc:
         return Check("construction", "FAILED", f"could not run: {_first_line(exc)}")
+    except MemoryError:
+        return _skip("construction", f"out of memory at n = {n}")
     correct, total = result.correct + adv[0], result.admitted + adv[1]
     what = (f"all {result.admitted - samples} inputs + {samples} random" if exhaustive
             else f"{samples} random") + (f" + {adv[1]} adversarial" if adv[1] else "")
@@ -152,6 +154,8 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
                            layers=layers, heads=heads, weights=weights, seed=seed, budget=budget, cot=cot)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))
+    except MemoryError:
+        return _skip("witness", f"out of memory at n = {n} (lower --budget)")
     data = {k: out.get(k) for k in ("method", "complete", "found", "x", "x_prime", "y", "wrong_on", "tried",
                                     "bits_per_message", "lower_bound_bits", "width", "weights")}
     bits, need = out.get("bits_per_message"), out.get("lower_bound_bits")

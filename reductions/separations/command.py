@@ -101,7 +101,7 @@ def run(args, jsonable) -> str:
         return render.markdown(columns, rows, title, note)
     if args.format == "latex":
         return render.latex(columns, rows, title, note)
-    return text_table(title, columns, rows, note)
+    return text_table(title, columns, rows, note, one_line=not wide)
 
 
 def _grid(args, jsonable) -> str:
@@ -135,4 +135,4 @@ def _grid(args, jsonable) -> str:
         return render.markdown(columns, table, title, note)
     if args.format == "latex":
         return render.latex(columns, table, title, note)
-    return text_table(title, columns, table, note)
+    return text_table(title, columns, table, note, one_line=not wide)

@@ -148,6 +148,8 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                     continue
                 upper = construction_bound(task, s_arch, s_layers, reduction.length(_size_for(reduction, 256)),
                                            bits, heads)
+                if upper is not None and upper.layers not in (None, s_layers):
+                    upper = None  # a construction of another depth: not this class
                 if upper is not None:
                     out.append(Separation(task, reduction.problem, arch, layers, s_arch, s_layers, None,
                                           f"no explicit weights; catalogue {upper.theorem}"))
@@ -226,11 +228,13 @@ class WidthCurves:
 def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None:
     """Smallest n >= start with ``lower(n) > strong(n)`` (both nondecreasing), or None.
 
-    None when either side is unknown before the crossing (``strong`` returns None beyond what
-    is built) or there is none up to ``limit``.
+    None when a side becomes unknown before the crossing (``strong`` returns None beyond what is
+    built) or there is none up to ``limit``; sizes too small for a formula (None there) are skipped.
 
     >>> crossover(lambda n: n // 8, lambda n: 3)
     32
+    >>> crossover(lambda n: None if n < 4 else n, lambda n: 5)
+    6
     """
     def crosses(n):
         lo, hi = lower(n), strong(n)
@@ -241,19 +245,18 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
     n, prev = max(1, start), None
     while n <= limit:
         c = crosses(n)
-        if c is None:
+        if c is None and prev is not None:  # known below, unknown here: not built this far
             return None
         if c:
             break
-        prev, n = n, n * 2
+        if c is not None:
+            prev = n
+        n *= 2
     else:
         return None
-    lo = start - 1 if prev is None else prev  # crosses(lo) is False (or lo below start)
+    lo = start - 1 if prev is None else prev  # crosses(lo) is False or unknown (below the first N)
     hi = n
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        c = crosses(mid)
-        if c is None:
-            return None
-        lo, hi = (lo, mid) if c else (mid, hi)
+        lo, hi = (lo, mid) if crosses(mid) else (mid, hi)
     return hi

@@ -132,16 +132,17 @@ def _default_sizes(cross_explicit, cross_catalogue, max_n) -> list[int]:
     return sorted(s for s in sizes if 1 <= s <= max_n)
 
 
-def _rows_to_check(ladder, crossings, curves, check_max_length, check_all) -> set:
+def _rows_to_check(ladder, crossings, curves, check_max_length, check_all, weak_width) -> set:
     """Every row (``check_all``); else the crossover rows short enough to check (at most
     ``check_max_length`` tokens, and tokens x explicit width at most that x :data:`CHECK_MAX_WIDTH`),
-    or, when there is none, the longest row that is."""
+    or, when there is none, the shortest such row where the bound exceeds the weak width."""
     if check_all:
         return set(ladder)
     short = [n for n in ladder if curves.length(n) <= check_max_length
              and curves.length(n) * (curves.explicit(n) or 1) <= check_max_length * CHECK_MAX_WIDTH]
     chosen = {n for n in crossings if n in short}
-    return chosen or set(short[-1:])
+    biting = [n for n in short if (curves.lower(n) or 0) > weak_width]
+    return chosen or set(biting[:1] or short[:1])
 
 
 def _skipped(why: str) -> tuple[Check, ...]:
@@ -192,7 +193,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
         Checks run on rows of at most this many tokens.
     check_all : bool
         Check every row of the ladder (default: the crossover rows no longer than
-        ``check_max_length``, else the longest row that is).
+        ``check_max_length``, else the shortest where the bound exceeds the weak width).
     """
     fmt = parse_precision(precision)
     if min(heads, samples, budget, weak_width, max_n, check_max_length) < 1:
@@ -204,7 +205,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
         x_exp = crossover(curves.lower, curves.explicit, start)
         x_cat = crossover(curves.lower, curves.catalogue, start)
         ladder = sorted(set(sizes)) if sizes else _default_sizes(x_exp, x_cat, max_n)
-        checked = _rows_to_check(ladder, (x_exp, x_cat), curves, check_max_length, check_all)
+        checked = _rows_to_check(ladder, (x_exp, x_cat), curves, check_max_length, check_all, weak_width)
         rows = []
         for n in ladder:
             t0 = time.perf_counter()

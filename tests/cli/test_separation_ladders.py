@@ -30,6 +30,7 @@ def test_crossover_of_plain_functions():
     assert crossover(lambda n: n, lambda n: 10) == 11
     assert crossover(lambda n: 1, lambda n: 10, limit=1 << 10) is None
     assert crossover(lambda n: n, lambda n: None) is None
+    assert crossover(lambda n: n, lambda n: 10 if n < 8 else None) is None   # unknown before crossing
 
 
 def test_construction_check_fails_on_a_construction_that_is_wrong():
@@ -125,6 +126,8 @@ def test_tables_read_at_80_columns_with_no_word_broken(argv, capsys, monkeypatch
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
+    lines = out.split("───")[-1].splitlines()[1:]
+    body = lines[:next(i for i, line in enumerate(lines) if not line.strip())]   # the rows, one line each
     assert cli.main(argv + ["--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     expected = set()
@@ -140,6 +143,8 @@ def test_tables_read_at_80_columns_with_no_word_broken(argv, capsys, monkeypatch
         else:
             expected.update(str(v).split())
     walk(data)
+    if argv[0] == "bounds":
+        assert len(body) == len(data)
     # every token of the table is a whole word of the data, a label or the caption's text
     monkeypatch.setenv("COLUMNS", "400")
     assert cli.main(argv) == 0
