@@ -81,9 +81,12 @@ def render_rich(renderables) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=int(os.environ.get("COLUMNS", "160")),
+    items = renderables if isinstance(renderables, (list, tuple)) else [renderables]
+    probe = Console(file=io.StringIO(), width=10_000)  # never narrower than the longest word of a column
+    need = max([probe.measure(r).minimum for r in items] + [1])
+    console = Console(file=buffer, width=max(need, int(os.environ.get("COLUMNS", "160"))),
                       force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
-    for r in renderables if isinstance(renderables, (list, tuple)) else [renderables]:
+    for r in items:
         console.print(r)
     return buffer.getvalue()
 
@@ -93,8 +96,10 @@ def rich_table(title: str, columns: list[str], rows: list[list], caption: str | 
     from rich.table import Table
 
     table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False)
-    for c in columns:
-        table.add_column(escape(c), overflow="fold")
+    from commcomp.tables import longest_words
+
+    for c, longest in zip(columns, longest_words(columns, rows)):  # wrap at spaces, never inside a word
+        table.add_column(escape(c), overflow="fold", min_width=longest)
     for r in rows:
         table.add_row(*[v if hasattr(v, "__rich__") or hasattr(v, "__rich_console__")
                         else escape("" if v is None else str(v)) for v in r])
