@@ -42,7 +42,7 @@ def text_table(title: str, columns, rows, caption: str | None = None, *, width: 
     from rich.table import Table
 
     width = console_width() if width is None else width
-    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     longest = longest_words(columns, rows, whole_cells=one_line)
     for c, lw in zip(columns, longest):
         table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis", no_wrap=one_line)

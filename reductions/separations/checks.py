@@ -36,6 +36,9 @@ from commcomp.errors import CommcompError
 __all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs",
            "STATUS_OK", "STATUS_BAD"]
 
+#: The qSA row unit's witness search: at most this many (B, N, N) entries per chunk (128 MiB).
+WITNESS_MAX_ELEMENTS = 1 << 24
+
 STATUS_OK = ("passed", "found")
 STATUS_BAD = ("FAILED", "not found")
 
@@ -149,6 +152,15 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         return _skip("witness", "no lower bound at this N")
     if weights == "random" and weak_width >= lower_width:
         return _skip("witness", f"bound allows m = {weak_width} at this N (needs m >= {lower_width})")
+    from reductions.registry import get_reduction
+
+    reduction = get_reduction(task)
+    if reduction.split == "partition":  # the qSA row unit: dense (B, N, N) arrays per chunk
+        fit = WITNESS_MAX_ELEMENTS // (reduction.length(n) ** 2)
+        if fit < 64:
+            return _skip("witness", f"the row unit's search needs (B, N, N) arrays: too large at "
+                                    f"N = {reduction.length(n)} (use --sizes)")
+        budget = min(budget, fit)
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
                            layers=layers, heads=heads, weights=weights, seed=seed, budget=budget, cot=cot)

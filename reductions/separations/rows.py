@@ -120,7 +120,7 @@ def _default_sizes(cross_explicit, cross_catalogue, max_n) -> list[int]:
     sizes = set()
     anchor = cross_explicit or cross_catalogue
     if anchor is None:
-        sizes.update({16, 256, 4096})
+        sizes.update({16, 64, 256, 4096})
     else:
         below = 4 ** max(1, (anchor.bit_length() - 1) // 2)
         if below >= anchor:
