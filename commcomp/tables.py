@@ -42,19 +42,24 @@ def text_table(title: str, columns, rows, caption: str | None = None, *, width: 
     from rich.table import Table
 
     width = console_width() if width is None else width
-    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=one_line)
     longest = longest_words(columns, rows, whole_cells=one_line)
     for c, lw in zip(columns, longest):
-        table.add_column(escape(str(c)), min_width=lw, overflow="ellipsis", no_wrap=one_line)
+        table.add_column(escape(str(c)), min_width=lw, overflow="fold", no_wrap=one_line)
     for r in rows:
         table.add_row(*[escape("" if v is None else str(v)) for v in r])
-    buffer = io.StringIO()
+    words = {w for r in rows for v in r for w in str("" if v is None else v).split()}
     probe = Console(file=io.StringIO(), width=10_000)
-    need = probe.measure(table).minimum
-    console = Console(file=buffer, width=max(width, need), force_terminal=sys.stdout.isatty(),
-                      color_system="auto" if sys.stdout.isatty() else None)
-    console.print(table)
-    text = buffer.getvalue()
+    size = max(width, probe.measure(table).minimum, sum(longest) + 2 * len(columns))
+    for _ in range(4):  # rich may still need a little more than it measured: widen, never crop
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=size, force_terminal=sys.stdout.isatty(),
+                          color_system="auto" if sys.stdout.isatty() else None)
+        console.print(table)
+        text = buffer.getvalue()
+        if words <= set(text.split()) and max(len(line) for line in text.splitlines()) < size:
+            break  # nothing cropped at the right edge
+        size += 8
     if caption:  # wrapped at spaces only, to the terminal's width
         text += "\n".join(textwrap.wrap(caption, width=max(width, 20), break_long_words=False,
                                         break_on_hyphens=False)) + "\n"

@@ -85,7 +85,7 @@ def wide_rows(ladders) -> list[list[str]]:
         s = lad.separation
         for r in lad.rows:
             lower = "-" if r.lower_bound_width is None else (
-                f"{r.lower_bound_quantity} >= {r.lower_bound_formula} = {r.lower_bound_value}, so m >= "
+                f"{r.lower_bound_quantity}: {r.lower_bound_formula} = {_w(r.lower_bound_value)}, so m >= "
                 f"{r.lower_bound_width} ({r.lower_bound_theorem} {r.lower_bound_tag}; {r.lower_bound_label})")
             strong = []
             if r.catalogue_construction_width is not None:
