@@ -7,7 +7,8 @@ The default table has one line per row and short cells, so that it reads at 80 c
   with the catalogue's construction formula);
 * ``weak m>=`` — the weak side's minimum width and the evidence tag of its bound;
 * ``cat m`` / ``expl m`` — the strong side's width: the catalogue's formula, commcomp's weights;
-* ``sep?`` — ``yes`` when the weak minimum exceeds the strong width at this N;
+* ``sep?`` — ``yes`` when the weak minimum exceeds the explicit weights' width at this N (``-``
+  where the weights are not built);
 * ``a b c`` — the checks: ``ok`` passed, ``wit`` witness found, ``FAIL`` failed, ``none`` no
   witness found, ``-`` not checked (the JSON and ``--wide`` say why).
 
@@ -110,7 +111,7 @@ def caption(ladders, precision: str, heads: int, *, samples: int, budget: int, w
     text = (f"p = {precision}, H = {heads}. N: the catalogue's N (IL/MIL: data symbols; else tokens); "
             f"x: crossover with the explicit weights, xc: with the catalogue formula. weak m>=: the "
             f"weak side's minimum width [evidence tag]; cat m / expl m: the strong side's width (formula; "
-            f"commcomp's weights). Checks on {'every row' if check_all else 'the crossover rows (else one)'}"
+            f"commcomp's weights); sep?: weak m>= above expl m. Checks on {'every row' if check_all else 'the crossover rows (else one)'}"
             f" of at most {check_max_length} tokens: a = construction on all/{samples} random + adversarial "
             f"inputs; b = witness on a random weak model of width {weak_width} ({budget} inputs at most); "
             f"c = construction split as a protocol vs the bound. ok/wit pass, FAIL/none fail, - not "

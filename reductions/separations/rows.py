@@ -1,9 +1,9 @@
 """The default ``commcomp separations``: each separation on a ladder of N across its crossover.
 
-For every :class:`~.ladder.Separation`, :func:`separation_ladders` picks problem sizes n around the
-crossover (the power of 4 below the crossover with the explicit weights, that crossover, the
-power of 4 above it, and the crossover with the catalogue's construction formula), or the sizes
-asked for, and at each one gives the weak side's minimum width (theorem, tag), the strong side's
+For every :class:`~.ladder.Separation`, :func:`separation_ladders` picks problem sizes n across the
+crossover (the power of 4 below the crossover with the explicit weights, that crossover, and the
+crossover with the catalogue's construction formula; 16, 256, 4096 when there is none), or the
+sizes asked for, and at each one gives the weak side's minimum width (theorem, tag), the strong side's
 widths (catalogue formula; explicit weights) and the three checks of :mod:`.checks`, run on the
 crossover rows (every row with ``check_all``) of at most ``check_max_length`` tokens; the others
 say ``not checked`` and why.
@@ -80,7 +80,7 @@ class LadderRow:
     construction: str | None
     construction_width: int | None
     at_crossover: str            # "", "explicit" or "catalogue": this n is that crossover
-    separated: bool | None       # the weak side's minimum width exceeds the strong side's width
+    separated: bool | None       # the weak side's minimum width exceeds the explicit weights' width
     checks: tuple = ()
     seconds: float = 0.0
 
@@ -120,12 +120,14 @@ def _default_sizes(cross_explicit, cross_catalogue, max_n) -> list[int]:
     sizes = set()
     anchor = cross_explicit or cross_catalogue
     if anchor is None:
-        sizes.update({16, 64, 256, 4096})
+        sizes.update({16, 256, 4096})
     else:
         below = 4 ** max(1, (anchor.bit_length() - 1) // 2)
         if below >= anchor:
             below //= 4
-        sizes.update({max(4, below), anchor, below * 16 if below * 4 <= anchor else below * 4})
+        sizes.update({max(4, below), anchor})
+        if cross_catalogue is None or cross_catalogue == anchor:  # one crossing: a row beyond it too
+            sizes.add(anchor * 4)
     for c in (cross_explicit, cross_catalogue):
         if c is not None:
             sizes.add(c)
@@ -211,7 +213,6 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
             t0 = time.perf_counter()
             lower, upper = curves.lower_row(n), curves.upper_row(n)
             explicit = curves.explicit(n)
-            strong = explicit if explicit is not None else (None if upper is None else upper.min_width)
             if n in checked:
                 checks = _checks(sep, curves, n, fmt, None if lower is None else lower.min_width,
                                  samples=samples, budget=budget, weak_width=weak_width, weights=weights,
@@ -233,7 +234,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                 catalogue_construction_theorem=None if upper is None else upper.theorem,
                 construction=sep.construction, construction_width=explicit,
                 at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
-                separated=None if lower is None or strong is None else lower.min_width > strong,
+                separated=None if lower is None or explicit is None else lower.min_width > explicit,
                 checks=checks, seconds=time.perf_counter() - t0))
         out.append(SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
                                     None if x_cat is None else curves.N(x_cat), tuple(rows)))

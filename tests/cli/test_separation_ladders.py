@@ -36,6 +36,17 @@ def test_crossover_of_plain_functions():
 def test_construction_check_fails_on_a_construction_that_is_wrong():
     ok = construction_check("index-lookup", "index-lookup-1tf", 8, "float32", samples=16)
     assert ok.status == "passed" and ok.data["exhaustive"] and ok.data["correct"] == ok.data["checked"]
+    # the same construction with its weights replaced by random ones of the same shape
+    import dataclasses
+
+    from models.registry import build_model
+
+    built = get_construction("index-lookup-1tf").make(8, "float32")
+    noise = build_model("transformer", vocab_size=built.model.config["vocab_size"], width=built.width,
+                        n_outputs=2, layers=1, heads=1, precision="float32", seed=5, max_len=64)
+    broken = construction_check("index-lookup", None, 8, "float32", samples=16,
+                                construction_object=dataclasses.replace(built, model=noise))
+    assert broken.status == "FAILED" and broken.data["correct"] < broken.data["checked"]
     # Match2's width-6 weights at 8-bit fixed point: rounding breaks them (counts from the judge)
     bad = construction_check("match2", "match2-1tf", 16, "fixed:8:4", samples=64)
     assert bad.status == "FAILED" and bad.data["correct"] < bad.data["checked"]
