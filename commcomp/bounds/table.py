@@ -43,7 +43,8 @@ def _last_tag(tag: str) -> str:
 def short_what(row) -> str:
     """``LB [P]`` (lower bound), ``UB [D✓]`` (construction), ``stmt``: at most 8 characters."""
     kind = {"lower": "LB", "upper": "UB"}.get(row.kind, row.kind[:4])
-    return f"{kind} {_last_tag(row.tag)}".strip()
+    evidence = getattr(row, "evidence", "")  # where the number comes from, when the catalogue says
+    return f"{kind} {f'[{evidence}]' if evidence else _last_tag(row.tag)}".strip()
 
 
 def _arch(row) -> str:

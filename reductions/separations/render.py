@@ -49,7 +49,8 @@ def table_rows(ladders) -> list[list[str]]:
     for lad in ladders:
         for i, r in enumerate(lad.rows):
             mark = {"explicit": " x", "catalogue": " xc"}.get(r.at_crossover, "")
-            weak = "-" if r.lower_bound_width is None else f"{r.lower_bound_width} {_tag(r.lower_bound_tag)}"
+            tag = f"[{r.lower_bound_evidence}]" if r.lower_bound_evidence else _tag(r.lower_bound_tag)
+            weak = "-" if r.lower_bound_width is None else f"{r.lower_bound_width} {tag}"
             sep = {True: "yes", False: "no", None: "-"}[r.separated]
             out.append([lad.separation.label if i == 0 else "", f"{r.N}{mark}", weak,
                         _w(r.catalogue_construction_width), _w(r.construction_width), sep,

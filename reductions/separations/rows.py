@@ -75,6 +75,7 @@ class LadderRow:
     lower_bound_tag: str | None
     lower_bound_label: str | None
     lower_bound_formula: str | None
+    lower_bound_evidence: str | None   # where the number comes from (P, A, S, R, D, D✓), when known
     catalogue_construction_width: int | None
     catalogue_construction_theorem: str | None
     construction: str | None
@@ -230,6 +231,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                 lower_bound_tag=None if lower is None else lower.tag,
                 lower_bound_label=None if lower is None else lower.label,
                 lower_bound_formula=None if lower is None else lower.formula,
+                lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
                 catalogue_construction_width=None if upper is None else upper.min_width,
                 catalogue_construction_theorem=None if upper is None else upper.theorem,
                 construction=sep.construction, construction_width=explicit,
