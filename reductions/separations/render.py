@@ -10,7 +10,7 @@ The default table has one line per row and short cells, so that it reads at 80 c
 * ``sep?`` — ``yes`` when the weak minimum exceeds the explicit weights' width at this N (``-``
   where the weights are not built);
 * ``a b c`` — the checks: ``ok`` passed, ``wit`` witness found, ``FAIL`` failed, ``none`` no
-  witness found, ``-`` not checked (the JSON and ``--wide`` say why).
+  witness found (inconclusive: proves nothing), ``-`` not checked (the JSON and ``--wide`` say why).
 
 Examples
 --------
@@ -115,8 +115,8 @@ def caption(ladders, precision: str, heads: int, *, samples: int, budget: int, w
             f"commcomp's weights); sep?: weak m>= above expl m. Checks on {'every row' if check_all else 'the crossover rows (else one)'}"
             f" of at most {check_max_length} tokens: a = construction on all/{samples} random + adversarial "
             f"inputs; b = witness on a random weak model of width {weak_width} ({budget} inputs at most); "
-            f"c = construction split as a protocol vs the bound. ok/wit pass, FAIL/none fail, - not "
-            f"checked (why: --wide, --format json).")
+            f"c = construction split as a protocol vs the bound. ok/wit: passed; FAIL: failed; none: "
+            f"no witness found (proves nothing); -: not checked (why: --wide, --format json).")
     if cross:
         text += f" Crossovers (explicit): {cross}."
     if seconds is not None:
