@@ -183,3 +183,19 @@ def test_bad_input_is_one_line(capsys):
         assert cli.main(argv) == 2, argv
         out, err = capsys.readouterr()
         assert out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_cli_weights_file_goes_to_check_b(tmp_path, capsys):
+    from models.common import save_model
+    from models.registry import build_model
+    from reductions.registry import get_reduction
+
+    r = get_reduction("index-lookup")
+    model = build_model("elman", vocab_size=r.task.vocab_size(r.task_size(20)), width=1, n_outputs=2,
+                        precision="fixed:4:2", seed=3)
+    path = str(save_model(model, tmp_path / "weak.npz"))
+    assert cli.main(["separations", "--task", "index-lookup", "--weak", "elman", "--sizes", "20",
+                     "--precision", "fixed:4:2", "--weights", path, "--samples", "4", "--check-all",
+                     "--format", "json"]) == 0
+    witness = json.loads(capsys.readouterr().out)[0]["rows"][0]["checks"]["witness"]
+    assert witness["status"] == "found" and witness["weights"] == path
