@@ -199,3 +199,14 @@ def test_cli_weights_file_goes_to_check_b(tmp_path, capsys):
                      "--format", "json"]) == 0
     witness = json.loads(capsys.readouterr().out)[0]["rows"][0]["checks"]["witness"]
     assert witness["status"] == "found" and witness["weights"] == path
+
+
+@pytest.mark.parametrize("name", ["reductions.separations.rows", "reductions.separations.render",
+                                  "reductions.separations.special", "reductions.separations.grid",
+                                  "commcomp.tables", "commcomp.bounds.table"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
