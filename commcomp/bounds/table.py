@@ -9,8 +9,8 @@ Examples
 --------
 >>> from commcomp.bounds import compute_bounds
 >>> rows = compute_bounds(1024, 16, task="index-lookup", arch="elman", include_randomized=False)
->>> short_rows(rows)[0]
-['1024', 'IL', 'elman', 'LB [P]', '64', 'BHBK-IL-RNN']
+>>> short_rows(rows)[0]  # doctest: +ELLIPSIS
+['1024', 'IL', 'elman', 'LB [...]', '64', 'BHBK-IL-RNN']
 """
 
 from __future__ import annotations
