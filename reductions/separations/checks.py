@@ -39,6 +39,9 @@ __all__ = ["Check", "construction_check", "witness_check", "protocol_check", "ad
 #: The qSA row unit's witness search: at most this many (B, N, N) entries per chunk (128 MiB).
 WITNESS_MAX_ELEMENTS = 1 << 24
 
+#: Architectures whose width H divides (the others take no heads).
+_HEADED = ("transformer", "hybrid", "linear-attention", "retnet")
+
 STATUS_OK = ("passed", "found")
 STATUS_BAD = ("FAILED", "not found")
 
@@ -163,7 +166,8 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         budget = min(budget, fit)
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
-                           layers=layers, heads=heads, weights=weights, seed=seed, budget=budget, cot=cot)
+                           layers=layers, heads=heads if arch in _HEADED else 1, weights=weights, seed=seed,
+                           budget=budget, cot=cot)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))
     except MemoryError:

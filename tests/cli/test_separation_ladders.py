@@ -57,6 +57,8 @@ def test_witness_check_finds_one_below_the_bound_and_none_above():
                           budget=4096, seed=0)
     assert found.status == "found" and found.data["wrong_on"] in ("x", "x_prime")
     assert found.data["bits_per_message"] < found.data["lower_bound_bits"] and found.data["method"]
+    with_heads = witness_check("index-lookup", "elman", 1, 24, "fixed:4:2", lower_width=6, budget=4096, heads=2)
+    assert with_heads.status == "found"   # H is the attention heads: an RNN takes none
     # a float32 Elman of width 8 (256 state bits) against n = 6: every x has its own message,
     # so no witness exists and the check says so (claiming a bound of 100 to force the run)
     none = witness_check("index-lookup", "elman", 1, 6, "float32", lower_width=100, weak_width=8, seed=0)
