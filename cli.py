@@ -81,9 +81,12 @@ def render_rich(renderables) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=int(os.environ.get("COLUMNS", "160")),
+    items = renderables if isinstance(renderables, (list, tuple)) else [renderables]
+    probe = Console(file=io.StringIO(), width=10_000)  # never narrower than the longest word of a column
+    need = max([probe.measure(r).minimum for r in items] + [1])
+    console = Console(file=buffer, width=max(need, int(os.environ.get("COLUMNS", "160"))),
                       force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
-    for r in renderables if isinstance(renderables, (list, tuple)) else [renderables]:
+    for r in items:
         console.print(r)
     return buffer.getvalue()
 
@@ -93,8 +96,10 @@ def rich_table(title: str, columns: list[str], rows: list[list], caption: str | 
     from rich.table import Table
 
     table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False)
-    for c in columns:
-        table.add_column(escape(c), overflow="fold")
+    from commcomp.tables import longest_words
+
+    for c, longest in zip(columns, longest_words(columns, rows)):  # wrap at spaces, never inside a word
+        table.add_column(escape(c), overflow="fold", min_width=longest)
     for r in rows:
         table.add_row(*[v if hasattr(v, "__rich__") or hasattr(v, "__rich_console__")
                         else escape("" if v is None else str(v)) for v in r])
@@ -494,21 +499,9 @@ def cmd_bounds(args):
     if args.format in ("json", "csv", "markdown", "latex"):
         write_output(export_rows(rows, args.format), args.out)
         return
-    columns = ["N", "task", "arch", "what", "quantity", "value", "min width", "formula", "source"]
-    if args.width:
-        columns.insert(7, f"fails from N (m={args.width})")
-    table_rows = []
-    for r in rows:
-        row = [r.n, r.task or "-", f"{r.arch} L={r.layers}" if r.layers and r.layers > 1 else r.arch,
-               r.label, r.quantity, _number(r.value), _number(r.min_width),
-               r.formula, f"{r.theorem} {r.tag}"]
-        if args.width:
-            row.insert(7, _number(r.crossover_n))
-        table_rows.append(row)
-    caption = (f"p = {rows[0].precision} bits, H = {args.heads}; log = log2. "
-               "'min width' is the smallest integer width the bound allows (lower) or the construction uses (upper)."
-               if rows else "no bound matches")
-    write_output(render_rich(rich_table("commcomp bounds", columns, table_rows, caption)), args.out)
+    from commcomp.bounds.table import bounds_text
+
+    write_output(bounds_text(rows, args.heads, width=args.width, wide=args.wide), args.out)
 
 
 def _emit_computed_bounds(args):
@@ -554,6 +547,7 @@ def add_bounds(sub):
     p.add_argument("--computed", action="store_true",
                    help="exact bounds computed from the task itself at small N (--n is then the task size)")
     p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (SVG or PNG; needs matplotlib)")
+    p.add_argument("--wide", action="store_true", help="every field in the table (default: one short line per row)")
     _common(p, formats=("table", "json", "csv", "markdown", "latex"))
     p.set_defaults(func=cmd_bounds)
 
@@ -831,7 +825,7 @@ def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
 
 def cmd_construct(args):
     from models.constructions import get_construction
-    from models.constructions.search import check_construction
+    from reductions.construction_search import check_construction
 
     name = args.task
     try:  # task aliases (il, nn, ...) as the task registry knows them
@@ -949,62 +943,17 @@ def add_matrix(sub):
 # separations: the main job
 # --------------------------------------------------------------------------------------------
 def cmd_separations(args):
-    from reductions.separations import separations
+    from reductions.separations.command import run
 
-    with progress(0, "separations") as bar:
-        task_id = bar.add_task("confirming task x architecture", total=None)
-        rows = separations(n=args.n, precision=args.precision, heads=args.heads, instances=args.instances,
-                           seed=args.seed, tasks=args.task, archs=args.arch, width=args.width,
-                           progress=lambda what: bar.update(task_id, advance=1, description=what))
-    payload = [r.to_json() for r in rows]
-
-    def table():
-        from rich.text import Text
-
-        out = []
-        for r in rows:
-            lower = (f"{r.lower_bound_quantity} >= {_number(r.lower_bound_value)}, so m >= {r.lower_bound_width}"
-                     f"  ({r.lower_bound_theorem} {r.lower_bound_tag})" if r.lower_bound_width is not None else "-")
-            upper = []
-            if r.catalogue_construction_width is not None:
-                upper.append(f"m = {r.catalogue_construction_width} ({r.catalogue_construction_theorem})")
-            if r.construction:
-                if r.construction_checked:
-                    upper.append(f"{r.construction}: m = {r.construction_width}, "
-                                 f"{r.construction_correct}/{r.construction_checked} correct")
-                else:
-                    upper.append(f"{r.construction}: {r.construction_note}")
-            if r.protocol_bits is not None:
-                faithful = "faithful" if r.protocol_faithful == 1.0 else (
-                    f"faithful {r.protocol_faithful:.0%}" if r.protocol_faithful is not None else r.protocol_note)
-                protocol = f"{r.protocol_bits} bits >= {r.protocol_lower_bound_bits} (m={r.protocol_width}), {faithful}"
-            else:
-                short = (r.protocol_note or "").split(":")[0].split(", but")[0]
-                protocol = f"no bounded protocol ({short}; see --format json)"
-            mark = Text("yes", style="bold green") if r.confirmed else Text("NO", style="bold red")
-            out.append([r.task, r.arch, r.length, lower, "; ".join(upper) or "-", protocol, mark])
-        caption = (f"n = {args.n} bits per party, p = {rows[0].precision if rows else args.precision}, "
-                   f"H = {args.heads}, {args.instances} random instances per check, seed {args.seed}. "
-                   "Lower bound: the strongest deterministic catalogue bound at this N, as a width. "
-                   "Protocol: a random model of width m run as Alice/Bob; bits sent per instance vs the "
-                   "problem's communication complexity. Confirmed: the reduction's ground truth, the "
-                   "protocol's faithfulness and the construction's correctness all held.")
-        return rich_table("commcomp separations", ["task", "arch", "N", "lower bound", "construction",
-                                                  "protocol (bits sent, checks)", "confirmed"], out, caption)
-
-    emit(args, payload, table)
+    write_output(run(args, _jsonable), args.out)
 
 
 def add_separations(sub):
-    p = sub.add_parser("separations", help="the main job: every task x architecture, bounds and their confirmation")
-    p.add_argument("--n", type=positive_int, default=8, help="bits per party of the embedded problem (default: 8)")
-    p.add_argument("--precision", default="float32", help="number format (default: float32)")
-    p.add_argument("--heads", type=positive_int, default=1, help="attention heads H (default: 1)")
-    p.add_argument("--instances", type=positive_int, default=32, help="random instances per check (default: 32)")
-    p.add_argument("--width", type=positive_int, default=4, help="width of the random models simulated (default: 4)")
-    p.add_argument("--task", nargs="+", help="tasks (default: all)")
-    p.add_argument("--arch", nargs="+", help="architecture classes (default: all)")
-    _common(p, seed=True)
+    from reductions.separations.command import FORMATS, add_arguments
+
+    p = sub.add_parser("separations", help="the main job: each separation across its crossover, with checks")
+    add_arguments(p)
+    _common(p, formats=FORMATS, seed=True)
     p.set_defaults(func=cmd_separations)
 
 

@@ -26,8 +26,9 @@ from .strings import (disjointness_to_dyck, disjointness_to_string_disjointness,
 from .tasks import (MQAR, Dyck, IndexLookup, IsTree, Match2, Match3, MultiIndexLookup,
                     NearestNeighbour, QSparseAveraging, StringDisjointness, StringEquality)
 from .tasks.base import Task
+from .tasks.index_first import index_first_task
 
-__all__ = ["TASKS", "REDUCTIONS", "DEFAULT_PROBLEM", "get_task", "list_tasks", "get_reduction",
+__all__ = ["TASKS", "EXTRA_TASKS", "task_instance", "REDUCTIONS", "DEFAULT_PROBLEM", "get_task", "list_tasks", "get_reduction",
            "list_reductions", "canonical_task_name", "canonical_problem_name"]
 
 # Each task's default instance (what `get_task` returns); reductions may fix other parameters.
@@ -52,7 +53,13 @@ DEFAULT_PROBLEM = MappingProxyType({
     "istree": "disjointness",
 })
 
-_TASK_ALIASES = {alias: t.name for t in TASKS.values() for alias in (t.name,) + t.aliases}
+#: Tasks with no two-party reduction (so outside TASKS, whose every entry has one), registered
+#: under their names for the constructions that solve them: name -> factory of keyword parameters.
+EXTRA_TASKS = MappingProxyType({"index-first-lookup": index_first_task})
+_EXTRA_DEFAULTS = {name: make() for name, make in EXTRA_TASKS.items()}
+
+_TASK_ALIASES = {alias: t.name for t in (*TASKS.values(), *_EXTRA_DEFAULTS.values())
+                 for alias in (t.name,) + t.aliases}
 _PROBLEM_ALIASES = {  # kept here so that reductions work without importing every problem
     "index": "index", "idx": "index", "index-function": "index",
     "disjointness": "disjointness", "disj": "disjointness", "set-disjointness": "disjointness",
@@ -95,7 +102,21 @@ def get_task(name) -> Task:
     UnknownNameError
         With the known task names in the message.
     """
-    return TASKS[canonical_task_name(name)]
+    key = canonical_task_name(name)
+    return TASKS[key] if key in TASKS else _EXTRA_DEFAULTS[key]
+
+
+def task_instance(name, **params) -> Task:
+    """The task registered under ``name`` built with ``params`` (an :data:`EXTRA_TASKS` factory's
+    keywords, e.g. ``alphabet``), or the default instance when there are none.
+
+    >>> task_instance("il-first", alphabet=3).vocabulary(2)
+    ('0', '1', '2', 'p0', 'p1')
+    """
+    key = canonical_task_name(name)
+    if key in EXTRA_TASKS and params:
+        return EXTRA_TASKS[key](**params)
+    return get_task(key)
 
 
 def list_tasks() -> tuple[str, ...]:
@@ -113,6 +134,8 @@ def get_reduction(task, problem=None) -> Reduction:
         the problems that have one).
     """
     task_name = canonical_task_name(task)
+    if task_name in EXTRA_TASKS:
+        raise UnknownNameError(f"task {task_name!r} has no reduction from a two-party problem")
     if problem is None:
         problem_name = DEFAULT_PROBLEM[task_name]
     else:

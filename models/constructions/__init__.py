@@ -43,7 +43,7 @@ from .base import CheckResult, Construction, ConstructionSpec
 
 __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "get_construction",
            "list_constructions", "build_construction", "make_construction", "import_errors",
-           "minimal_width", "MODULES"]
+           "MODULES"]
 
 #: Every construction module, in the order of theorems.md §7.
 MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn",
@@ -178,9 +178,3 @@ def build_construction(task, arch=None, *, n: int, precision=None, width=None, l
                                     f"the task needs {n_outputs}")
     return model
 
-
-def minimal_width(*args, **kwargs):
-    """The minimal width / precision search (:func:`models.constructions.search.minimal_width`)."""
-    from .search import minimal_width as run
-
-    return run(*args, **kwargs)

@@ -4,7 +4,8 @@ With the query last (``reductions.tasks.index_lookup``: s_0 ... s_{n-1}, p) an R
 all n symbols (BHBK-IL-RNN: ``m·p >= n``).  Put the query first and 4 numbers of
 ``ceil(log2 n) + 1`` bits suffice: store p, count the symbols, copy s_p when it passes.
 
-Task format (index first, defined here by :func:`index_first_task`; ids as in Index Lookup)::
+Task format (index first: :mod:`reductions.tasks.index_first`, registered as
+``index-first-lookup``; ids as in Index Lookup)::
 
     position  0    1    2    ...  n
     token     p    s_0  s_1  ...  s_{n-1}      (answer s_p, read at position n)
@@ -59,8 +60,7 @@ from models.recurrent.elman import ElmanLayer
 
 from .base import Construction, ConstructionSpec, check_options, precision_of
 
-__all__ = ["index_first_task", "IndexFirstJudge", "make_index_first_rnn", "index_first_bits",
-           "all_index_first_inputs", "SPECS"]
+__all__ = ["make_index_first_rnn", "index_first_bits", "all_index_first_inputs", "SPECS"]
 
 
 def index_first_bits(n: int, alphabet: int = 2) -> int:
@@ -72,77 +72,6 @@ def index_first_bits(n: int, alphabet: int = 2) -> int:
     [2, 2, 3, 4, 11, 14]
     """
     return max(2, (max(n, alphabet) - 1).bit_length() + 1)
-
-
-def index_first_task(alphabet: int = 2):
-    """The index-first Index Lookup task (``reductions.check.make_task``; imported lazily, since
-    ``models`` does not import ``reductions`` at import time).
-
-    Vocabulary as Index Lookup's (symbols, then ``p0 .. p{n-1}``); N = n + 1; the answer, read
-    at the last position, is ``s_p`` with p the query token at position 0.  The sampler draws
-    uniform symbols and query and balances the answer.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> task = index_first_task()
-    >>> task.name, task.length(4), task.vocabulary(2)
-    ('index-first-lookup', 5, ('0', '1', 'p0', 'p1'))
-    >>> task.ground_truth(task.make_batch(4, np.array([[2 + 1, 0, 1, 0, 0]]))).tolist()
-    [[1]]
-    """
-    from reductions.check import make_task
-    from reductions.tasks.base import balanced_labels
-
-    A = int(alphabet)
-    if A < 2:
-        raise InvalidParameterError(f"index-first-lookup: alphabet must be >= 2, got {A}")
-
-    def vocabulary(n):
-        return tuple(str(a) for a in range(A)) + tuple(f"p{p}" for p in range(n))
-
-    def ground_truth(tokens, n):
-        p = tokens[:, 0] - A  # (B,)
-        if np.any((p < 0) | (p >= n)) or np.any(tokens[:, 1:] >= A):
-            raise InvalidParameterError("index-first-lookup: token 0 must be a query, the rest symbols")
-        return tokens[np.arange(tokens.shape[0]), 1 + p]  # (B,)
-
-    def sample(n, batch, rng):
-        symbols = rng.integers(0, A, size=(batch, n), dtype=np.int64)  # (B, n)
-        query = rng.integers(0, n, size=batch, dtype=np.int64)  # (B,)
-        symbols[np.arange(batch), query] = balanced_labels(batch, A, rng)
-        return np.concatenate([(A + query)[:, None], symbols], axis=1)  # (B, n + 1)
-
-    return make_task("index-first-lookup", vocabulary=vocabulary, length=lambda n: n + 1,
-                     ground_truth=ground_truth, sample=sample, aliases=("il-first",))
-
-
-class IndexFirstJudge:
-    """The construction's ``task_object`` (what :mod:`models.constructions.search` judges by):
-    :func:`index_first_task` at size n, built on first use.
-
-    >>> judge = IndexFirstJudge(3)
-    >>> judge.all_inputs().shape, judge.ground_truth(judge.all_inputs()[:2]).ravel().tolist()
-    ((24, 4), [0, 0])
-    """
-
-    def __init__(self, n: int, alphabet: int = 2):
-        self.n, self.alphabet, self._task = int(n), int(alphabet), None
-
-    @property
-    def task(self):
-        if self._task is None:
-            self._task = index_first_task(self.alphabet)
-        return self._task
-
-    def ground_truth(self, tokens) -> np.ndarray:
-        return self.task.ground_truth(self.task.make_batch(self.n, tokens))  # (B, 1)
-
-    def sample(self, batch: int, rng) -> np.ndarray:
-        return self.task.sample(self.n, batch, rng).tokens  # (B, n + 1)
-
-    def all_inputs(self) -> np.ndarray:
-        return all_index_first_inputs(self.n, self.alphabet)
 
 
 def make_index_first_rnn(n: int, precision=None, *, seed: int = 0, **options) -> Construction:
@@ -185,8 +114,7 @@ def make_index_first_rnn(n: int, precision=None, *, seed: int = 0, **options) ->
               "min_state_bits": 4 * index_first_bits(n, A),
               "index_last_lower_bound_bits": n}
     return Construction("index-first-rnn", "index-first-lookup", n, n + 1, model, 4, 1, 1, prec,
-                        report, "BHBK-IL-order", "[D✓]", (n,), "symbol", A,
-                        task_object=IndexFirstJudge(n, A))
+                        report, "BHBK-IL-order", "[D✓]", (n,), "symbol", A)
 
 
 def all_index_first_inputs(n: int, alphabet: int = 2) -> np.ndarray:

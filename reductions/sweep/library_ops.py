@@ -31,7 +31,7 @@ def call(target: str, *args, **kwargs):
 # "module:function" each operation wraps; Operation.availability() imports them.
 VERIFY = "reductions.simulate:verify"
 WITNESS = "reductions.witness:find_witness"
-CONSTRUCT = "models.constructions:minimal_width"
+CONSTRUCT = "reductions.construction_search:minimal_width"
 BOUNDS = "commcomp.bounds:compute_bounds"
 MATRIX = "commcomp.matrix:measure_problem"
 
@@ -83,7 +83,7 @@ def reachable(params: dict, seed: int) -> dict:
 
 
 def construct(params: dict, seed: int) -> dict:
-    """``models.constructions.minimal_width(**params, seed=seed)``: the construction's minimal width
+    """``reductions.construction_search.minimal_width(**params, seed=seed)``: the construction's minimal width
     (``min_width``) and fixed-point bits (``min_precision_bits``) at size ``n``, with the calculator's
     ``lower_bound_width`` beside them. Keywords: ``task, arch, n, precision, layers, max_width,
     instances, search_precision`` and the construction's own options."""

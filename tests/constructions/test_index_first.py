@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from commcomp.errors import InvalidParameterError
-from models.constructions.index_first_rnn import (index_first_bits, index_first_task,
+from reductions.tasks.index_first import index_first_task
+from models.constructions.index_first_rnn import (index_first_bits,
                                                   make_index_first_rnn)
 from reductions.tasks.index_lookup import IndexLookup
 

@@ -19,8 +19,7 @@ MINE = {"index-lookup-1tf": "index-lookup", "multi-index-lookup-1tf": "multi-ind
         "string-equality-2tf": "string-equality", "string-disjointness-2tf": "string-disjointness",
         "nearest-neighbour-2tf": "nearest-neighbour", "mqar-2tf": "mqar", "k-dnf-2tf": "k-dnf",
         "k-cnf-2tf": "k-cnf"}
-MY_MODULES = ("base", "jl", "layout", "index_lookup", "string_equality", "nearest_neighbour", "dnf",
-              "search")
+MY_MODULES = ("base", "jl", "layout", "index_lookup", "string_equality", "nearest_neighbour", "dnf")
 
 
 def test_registry_holds_every_construction_and_no_module_is_broken():

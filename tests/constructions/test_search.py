@@ -7,8 +7,9 @@ import math
 import pytest
 
 from commcomp.errors import InvalidParameterError
-from models.constructions import get_construction, minimal_width
-from models.constructions.search import (check_construction, minimal_fixed, minimal_float,
+from models.constructions import get_construction
+from reductions.construction_search import minimal_width
+from reductions.construction_search import (check_construction, minimal_fixed, minimal_float,
                                          minimal_option, search_table)
 
 

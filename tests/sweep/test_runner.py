@@ -133,7 +133,7 @@ def _untimed(result):
      {"task": "string-equality", "arch": "elman", "n": 2, "precision": "fixed:4:2", "width": 1, "exhaustive": True}),
     ("witness", "reductions.witness:find_witness",
      {"task": "index-lookup", "arch": "lstm", "n": 8, "precision": "fixed:4:2", "width": 1}),
-    ("construct", "models.constructions:minimal_width",
+    ("construct", "reductions.construction_search:minimal_width",
      {"task": "index-lookup", "n": 4, "search_precision": False}),
     ("matrix", "commcomp.matrix:measure_problem", {"problem": "equality", "n": 2}),
 ])

@@ -12,9 +12,10 @@ For a construction and a task size n, the search finds
 "Correct" means correct on *every* input checked: all inputs (``spec.inputs(n)``) when
 ``exhaustive`` (the small-N regime), plus ``samples`` random inputs from the task's sampler (the
 large-N regime).  The judge is the task's ``ground_truth``: the ``reductions.tasks`` instance
-registered under the spec's task name (resolved at call time: the one place where
-``models.constructions`` reaches into ``reductions``; pass ``task=`` to avoid it), or the
-construction's own ``task_object`` for tasks it defines (C5's k-DNF).
+registered under the spec's task name (:func:`reductions.registry.get_task`; pass ``task=`` to
+judge by another), or the construction's own ``task_object`` for tasks it defines (C5's k-DNF).
+It lives in ``reductions`` (not beside the weights in ``models.constructions``) because the
+judge is the task: ``models`` never imports ``reductions``.
 
 Examples
 --------
@@ -36,7 +37,7 @@ import numpy as np
 from commcomp.errors import CommcompError, InvalidParameterError
 from commcomp.limits import MAX_INSTANCES, check_int
 
-from .base import CheckResult, Construction, ConstructionSpec
+from models.constructions.base import CheckResult, Construction, ConstructionSpec
 
 __all__ = ["Judge", "judge_for", "check_construction", "minimal_fixed", "minimal_float",
            "minimal_option", "minimal_width", "search_table", "SearchResult", "FLOAT_FORMATS"]
@@ -84,9 +85,11 @@ def judge_for(construction: Construction, task=None) -> Judge:
     if obj is not None:
         return Judge(obj.ground_truth, obj.sample)
     if task is None:
-        from reductions.registry import get_task  # deliberate, call-time only (module docstring)
+        from reductions.registry import task_instance
 
-        task = get_task(construction.task)
+        params = {"alphabet": construction.report["alphabet"]} if construction.task == "index-first-lookup" \
+            else {}
+        task = task_instance(construction.task, **params)
     n = construction.n
 
     def truth(inputs):
@@ -292,7 +295,7 @@ def minimal_width(task, arch=None, n: int = 8, precision=None, *, layers=None, h
     catalogue_width, theorem, seconds``.  ``problem`` and ``heads`` are accepted and ignored
     (a construction fixes its heads); ``max_width`` bounds the scanned option values.
     """
-    from . import get_construction
+    from models.constructions import get_construction
 
     t0 = time.perf_counter()
     spec = get_construction(task, arch=arch, layers=layers)

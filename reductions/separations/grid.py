@@ -39,6 +39,8 @@ from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_B
                              check_seed)
 from commcomp.precision import parse_precision
 
+from .catalogue import catalogue_n, construction_bound, lower_bound
+
 __all__ = ["SeparationRow", "separations", "ARCH_CLASSES", "arch_class_spec", "catalogue_length"]
 
 #: Architecture classes of the table: (row name, registry arch, layers).
@@ -112,34 +114,38 @@ class SeparationRow:
             self.construction_correct == self.construction_checked
         return self.reduction_ok and protocol_ok and construction_ok
 
+    @property
+    def status(self) -> str:
+        """``NO`` when a check failed; ``yes`` when a check about this architecture ran (the
+        construction was judged, or a model was run as a protocol and was exact) and none failed;
+        else ``not checked`` (the reduction's ground truth alone does not depend on the row).
+        ``confirmed`` (JSON) keeps its meaning: no check failed."""
+        if not self.confirmed:
+            return "NO"
+        ran = bool(self.construction_checked) or self.protocol_faithful is not None
+        return "yes" if ran else "not checked"
+
     def to_json(self) -> dict:
         out = asdict(self)
         out["confirmed"] = self.confirmed
+        out["status"] = self.status
         return out
 
 
 def catalogue_length(task: str, length: int) -> int:
-    """The N the catalogue's formulas use for a task of ``length`` tokens.
+    """The N the catalogue's formulas use for a task of ``length`` tokens
+    (:func:`reductions.separations.catalogue.catalogue_n`: Index Lookup and Multi-Index Lookup
+    count their data symbols, every other task its tokens).
 
-    The catalogue writes Index Lookup as N symbols followed by the query (BHBK), so its N is one less
-    than the sequence length; every other task's N is its whole length.
+    >>> catalogue_length("multi-index-lookup", 32), catalogue_length("index-lookup", 9)
+    (16, 8)
     """
-    return length - 1 if task == "index-lookup" else length
+    return catalogue_n(task, length)
 
 
-def _lower_and_upper(task, arch, layers, N, bits, heads):
-    from commcomp.bounds import compute_bounds
-
-    try:
-        rows = compute_bounds(N, bits, heads=heads, task=task, arch=arch, layers=layers,
-                              include_randomized=False)
-    except CommcompError:
-        return None, None
-    lower = [r for r in rows if r.kind == "lower" and r.min_width is not None and r.layers in (None, layers)]
-    upper = [r for r in rows if r.kind == "upper" and r.min_width is not None and r.layers in (None, layers)]
-    best_lower = max(lower, key=lambda r: (r.min_width, r.value or 0), default=None)
-    best_upper = min(upper, key=lambda r: r.min_width, default=None)
-    return best_lower, best_upper
+def _lower_and_upper(task, arch, layers, length, bits, heads, problem):
+    return (lower_bound(task, arch, layers, length, bits, heads, problem),
+            construction_bound(task, arch, layers, length, bits, heads))
 
 
 def _check_reduction(reduction, n, instances, rng):
@@ -155,7 +161,7 @@ def _check_reduction(reduction, n, instances, rng):
 def _check_construction(task, arch, layers, reduction, n, precision, instances, seed):
     try:
         from models.constructions import get_construction
-        from models.constructions.search import check_construction
+        from reductions.construction_search import check_construction
     except ImportError:  # pragma: no cover - constructions are part of the package
         return None, None, None, None, "constructions unavailable"
     try:
@@ -237,7 +243,7 @@ def separations(n: int = 8, precision="float32", *, heads: int = 1, instances: i
         N = int(reduction.length(n))
         for name, arch, layers in classes:
             start = time.perf_counter()
-            lower, upper = _lower_and_upper(task, arch, layers, max(2, catalogue_length(task, N)), fmt.bits, heads)
+            lower, upper = _lower_and_upper(task, arch, layers, max(2, N), fmt.bits, heads, reduction.problem)
             faithful, bits, lb_bits, theorem, note = _protocol(task, arch, layers, n, fmt, width, heads,
                                                               instances, seed)
             c_name, c_width, c_correct, c_checked, c_note = _check_construction(

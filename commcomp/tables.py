@@ -1,0 +1,81 @@
+"""Plain-text tables that read at the terminal's width with no word broken.
+
+:func:`text_table` renders a rich table whose every column is at least as wide as its longest
+word, so rich wraps cells at spaces and never inside a token; when even that does not fit the
+terminal (``$COLUMNS``, default 80), the table is printed wider rather than broken.
+
+Examples
+--------
+>>> text_table("t", ["a", "b"], [["x", "a long cell"]], width=40).splitlines()[-2].split()
+['x', 'a', 'long', 'cell']
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import textwrap
+
+__all__ = ["text_table", "console_width", "longest_words"]
+
+
+def console_width() -> int:
+    """``$COLUMNS`` or 80."""
+    try:
+        return max(40, int(os.environ.get("COLUMNS", "80")))
+    except ValueError:
+        return 80
+
+
+def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None,
+               one_line: bool = False) -> str:
+    """A rich table as text, one line per row where the cells fit; words never split.
+
+    Each column is at least as wide as its longest word (so rich wraps at spaces, never inside a
+    token; with ``one_line``, as its longest cell, so every row is one line), and the console is
+    widened to the table's minimum when even that does not fit.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    width = console_width() if width is None else width
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=one_line)
+    longest = longest_words(columns, rows, whole_cells=one_line)
+    for c, lw in zip(columns, longest):
+        table.add_column(escape(str(c)), min_width=lw, overflow="fold", no_wrap=one_line)
+    for r in rows:
+        table.add_row(*[escape("" if v is None else str(v)) for v in r])
+    words = {w for r in rows for v in r for w in str("" if v is None else v).split()}
+    probe = Console(file=io.StringIO(), width=10_000)
+    size = max(width, probe.measure(table).minimum, sum(longest) + 2 * len(columns))
+    for _ in range(4):  # rich may still need a little more than it measured: widen, never crop
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=size, force_terminal=sys.stdout.isatty(),
+                          color_system="auto" if sys.stdout.isatty() else None)
+        console.print(table)
+        text = buffer.getvalue()
+        if words <= set(text.split()) and max(len(line) for line in text.splitlines()) < size:
+            break  # nothing cropped at the right edge
+        size += 8
+    if caption:  # wrapped at spaces only, to the terminal's width
+        text += "\n".join(textwrap.wrap(caption, width=max(width, 20), break_long_words=False,
+                                        break_on_hyphens=False)) + "\n"
+    return text
+
+
+def longest_words(columns, rows, whole_cells: bool = False) -> list[int]:
+    """The length of the longest whitespace-free word (or whole cell) of each column, header included.
+
+    >>> longest_words(["N", "formula"], [[64, "m*p >= N"], [4096, "n/(p + log2(N))"]])
+    [4, 8]
+    """
+    def words(v):
+        text = str("" if v is None else v)
+        return [text] if whole_cells else text.split()
+    longest = [max([len(w) for w in words(c)] + [1]) for c in columns]
+    for r in rows:
+        longest = [max([lw] + [len(w) for w in words(v)]) for lw, v in zip(longest, r)]
+    return longest

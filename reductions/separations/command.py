@@ -1,0 +1,144 @@
+"""``commcomp separations``: arguments, the run, and its output (the CLI only parses and dispatches).
+
+Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`)
+and, when no subset is asked for, the special rows (:mod:`.special`: k-DNF, CoT, RAG, hybrid);
+with ``--n`` the per-architecture grid at that problem size (:func:`.grid.separations`, the
+original contract).  Tables go through :func:`commcomp.tables.text_table` (no word broken).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from commcomp.errors import InvalidParameterError
+from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_BYTES, check_int, check_memory,
+                             check_seed)
+from commcomp.tables import text_table
+
+from . import render
+from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
+from .special import special_rows
+
+__all__ = ["add_arguments", "run", "FORMATS"]
+
+FORMATS = ("table", "json", "markdown", "latex")
+
+
+def add_arguments(p) -> None:
+    """The options of ``separations`` (the CLI adds ``--format``, ``--out``, ``--seed``)."""
+    p.add_argument("--precision", default=None,
+                   help=f"number format; its bits are the p of the bounds (default: {DEFAULT_PRECISION}; "
+                        "float32 with --n)")
+    p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")
+    p.add_argument("--task", nargs="+", help="tasks (default: every one with a separation)")
+    p.add_argument("--weak", nargs="+", metavar="ARCH",
+                   help="weak-side architectures (default: elman tf1 hybrid; also lstm, linear-attention, ...)")
+    p.add_argument("--sizes", type=int, nargs="+", metavar="n",
+                   help="problem sizes n of the ladder (default: around each crossover)")
+    p.add_argument("--max-n", type=int, default=1 << 16, help="largest n of a default ladder (default: 65536)")
+    p.add_argument("--samples", type=int, default=32, help="random inputs for check a (default: 32)")
+    p.add_argument("--budget", type=int, default=1024, help="most inputs tried by check b (default: 1024)")
+    p.add_argument("--weak-width", type=int, default=1, help="width of check b's random weak model (default: 1)")
+    p.add_argument("--weights", default="random", metavar="FILE",
+                   help="a weights file (.npz) for check b's weak model instead of random weights")
+    p.add_argument("--check-max-length", type=int, default=DEFAULT_CHECK_MAX_LENGTH,
+                   help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
+    p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
+    p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
+    p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (PNG or SVG; needs matplotlib)")
+    p.add_argument("--n", type=int, default=None,
+                   help="one problem size: every task x architecture class at this n (the grid)")
+    p.add_argument("--instances", type=int, default=32, help="grid: random instances per check (default: 32)")
+    p.add_argument("--width", type=int, default=4, help="grid: width of the random models (default: 4)")
+    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all); "
+                   "without --n, the weak side (as --weak)")
+
+
+def _check_args(args) -> None:
+    """Every size and count against :mod:`commcomp.limits`, before any work (one message, exit 2)."""
+    args.seed = check_seed(args.seed)
+    for name, maximum in (("heads", MAX_HEADS), ("width", MAX_WIDTH), ("weak_width", MAX_WIDTH),
+                          ("samples", MAX_INSTANCES), ("budget", MAX_INSTANCES), ("instances", MAX_INSTANCES),
+                          ("max_n", MAX_N), ("check_max_length", MAX_N)):
+        check_int(f"--{name.replace('_', '-')}", getattr(args, name), 1, maximum)
+    if args.n is not None:
+        check_int("n", args.n, 1, MAX_N)
+    for size in args.sizes or ():
+        check_int("--sizes", size, 1, MAX_N)
+    # a checked row holds its samples' tokens and one attention matrix of the longest checked sequence
+    check_memory("separations", "check-max-length", args.check_max_length,
+                 lambda length: TOKEN_BYTES * args.samples * length + 8 * length * length,
+                 detail=f"{args.samples} samples of that many tokens and one attention matrix")
+    if args.weights != "random" and not os.path.isfile(args.weights):
+        raise InvalidParameterError(f"--weights: no such file {args.weights!r}")
+
+
+def run(args, jsonable) -> str:
+    """The command's output text (``jsonable`` converts the JSON payload)."""
+    _check_args(args)
+    if args.n is not None:
+        return _grid(args, jsonable)
+    precision = args.precision or DEFAULT_PRECISION
+    start = time.perf_counter()
+    ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes,
+                                 weak=args.weak or args.arch,
+                                 samples=args.samples, budget=args.budget, weak_width=args.weak_width,
+                                 weights=args.weights, seed=args.seed, max_n=args.max_n,
+                                 check_max_length=args.check_max_length, check_all=args.check_all)
+    specials = special_rows(precision, seed=args.seed, samples=args.samples) if not args.task and not \
+        (args.weak or args.arch) and not args.sizes else []
+    seconds = time.perf_counter() - start
+    if args.plot:
+        render.plot_ladders(ladders, args.plot, precision)
+    if args.format == "json":
+        return json.dumps(jsonable([{"kind": "separation", **lad.to_json()} for lad in ladders]
+                                   + [{"kind": "special", **s.to_json()} for s in specials]), indent=2)
+    note = render.caption(ladders, precision, args.heads, samples=args.samples, budget=args.budget,
+                          weak_width=args.weak_width, check_max_length=args.check_max_length,
+                          seconds=seconds, check_all=args.check_all)
+    wide = args.wide or args.format in ("markdown", "latex")
+    columns = render.WIDE_COLUMNS if wide else render.COLUMNS
+    rows = render.wide_rows(ladders) + render.special_wide_rows(specials) if wide else \
+        render.table_rows(ladders) + render.special_table_rows(specials)
+    title = "commcomp separations: minimum width across the crossover"
+    if args.format == "markdown":
+        return render.markdown(columns, rows, title, note)
+    if args.format == "latex":
+        return render.latex(columns, rows, title, note)
+    return text_table(title, columns, rows, note, one_line=not wide)
+
+
+def _grid(args, jsonable) -> str:
+    from .grid import separations
+
+    rows = separations(n=args.n, precision=args.precision or "float32", heads=args.heads,
+                       instances=args.instances, seed=args.seed, tasks=args.task, archs=args.arch,
+                       width=args.width)
+    if args.format == "json":
+        return json.dumps(jsonable([r.to_json() for r in rows]), indent=2)
+    wide = args.wide or args.format in ("markdown", "latex")
+    table = []
+    for r in rows:
+        lower = "-" if r.lower_bound_width is None else f"{r.lower_bound_width} {render._tag(r.lower_bound_tag)}"
+        constr = "-" if not r.construction_checked else f"{r.construction_correct}/{r.construction_checked}"
+        proto = "-" if r.protocol_bits is None else f"{r.protocol_bits}/{r.protocol_lower_bound_bits}"
+        line = [render.TASK_SHORT.get(r.task, r.task), r.arch, r.length, lower,
+                render._w(r.catalogue_construction_width), constr, proto, r.status]
+        if wide:
+            line += [f"{r.lower_bound_theorem or '-'} {r.lower_bound_formula or ''}".strip(),
+                     r.construction_note or r.protocol_note or ""]
+        table.append(line)
+    columns = ["task", "arch", "N", "m>=", "cat m", "constr", "bits/LB", "checked"] + (
+        ["theorem", "note"] if wide else [])
+    note = (f"n = {args.n}, p = {rows[0].precision if rows else '-'}, H = {args.heads}. constr: the "
+            f"construction correct/judged; bits/LB: a random model of width {args.width} as a protocol, bits "
+            f"sent / the bound; checked: yes (a check on this architecture ran, none failed), NO, or not "
+            f"checked (only the reduction, which does not depend on the architecture).")
+    title = f"commcomp separations at n = {args.n}"
+    if args.format == "markdown":
+        return render.markdown(columns, table, title, note)
+    if args.format == "latex":
+        return render.latex(columns, table, title, note)
+    return text_table(title, columns, table, note, one_line=not wide)

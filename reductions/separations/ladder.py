@@ -1,0 +1,262 @@
+"""The separations of the catalogue, and where each one's widths cross.
+
+A :class:`Separation` is a task with a *weak* architecture class, whose width the catalogue
+bounds from below by a quantity that grows with N (an RNN's state must hold the N symbols of
+Index Lookup: ``m·p >= N``), and a *strong* one with an explicit construction whose width grows
+like log N or not at all (a 1-layer Transformer, width ``2·log2 N + 2``).  :func:`find_separations`
+reads them off the catalogue and the construction registry (nothing is typed here):
+
+* weak candidates: Elman (the recurrent class), the 1-layer Transformer and the hybrid (or the
+  architectures asked for), each kept when its strongest deterministic lower bound on the task grows from
+  N = 64 to N = 4096;
+* strong side: the task's registered explicit construction (an architecture of the registry),
+  kept when its class differs from the weak one; with none, the catalogue's narrowest
+  construction with a width, else the row says there is none.
+
+:func:`crossover` finds the smallest problem size n at which the weak side's minimum width exceeds
+the strong side's width, by doubling then bisection on the catalogue's formulas and the
+explicit weights' widths (both nondecreasing in n).
+
+Examples
+--------
+>>> seps = find_separations(["index-lookup"], 16)
+>>> [(s.weak_label, s.strong_label, s.construction) for s in seps]
+[('elman', 'tf1', 'index-lookup-1tf')]
+>>> curve = WidthCurves(seps[0], 16)
+>>> n = crossover(curve.lower, curve.explicit)
+>>> curve.lower(n) > curve.explicit(n) and curve.lower(n - 1) <= curve.explicit(n - 1)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from commcomp.bounds.table import TASK_SHORT
+from commcomp.errors import CommcompError
+
+from .catalogue import catalogue_n, construction_bound, lower_bound
+
+__all__ = ["Separation", "find_separations", "WidthCurves", "crossover", "WEAK_CANDIDATES",
+           "TASK_SHORT", "arch_label", "EXPLICIT_MAX_LENGTH"]
+
+#: Weak-side candidates by default (registry arch, layers), in table order; ``weak=`` picks others
+#: (``lstm``, ``linear-attention``, ...).
+WEAK_CANDIDATES: tuple[tuple[str, int], ...] = (("elman", 1), ("transformer", 1), ("hybrid", 1))
+
+
+#: Explicit weights are built (for their width) only up to this many tokens: the 2-layer
+#: nearest-neighbour construction takes seconds beyond it (6 s at 8193 tokens).
+EXPLICIT_MAX_LENGTH = 4100
+
+
+def arch_label(arch: str, layers: int) -> str:
+    """``tf1``, ``tf2``, ``lin-attn``, or the registry name."""
+    if arch == "transformer":
+        return f"tf{layers}"
+    return {"linear-attention": "lin-attn"}.get(arch, arch) + ("" if layers == 1 else f"x{layers}")
+
+
+@dataclass(frozen=True)
+class Separation:
+    """A task, the weak architecture (lower bound growing with N) and the strong one."""
+
+    task: str
+    problem: str
+    weak_arch: str
+    weak_layers: int
+    strong_arch: str | None
+    strong_layers: int | None
+    construction: str | None          # registered explicit construction, if any
+    note: str = ""
+
+    @property
+    def weak_label(self) -> str:
+        return arch_label(self.weak_arch, self.weak_layers)
+
+    @property
+    def strong_label(self) -> str:
+        return "-" if self.strong_arch is None else arch_label(self.strong_arch, self.strong_layers)
+
+    @property
+    def label(self) -> str:
+        return f"{TASK_SHORT.get(self.task, self.task)} {self.weak_label}<{self.strong_label}"
+
+
+def _explicit_spec(task: str):
+    from commcomp.architectures import get_architecture
+    from models.constructions import CONSTRUCTIONS
+
+    specs = [s for s in CONSTRUCTIONS.values() if s.task == task]
+    usable = []
+    for s in specs:
+        try:
+            get_architecture(s.arch)
+        except CommcompError:
+            continue
+        usable.append(s)
+    usable.sort(key=lambda s: not s.default)
+    return usable[0] if usable else None
+
+
+def _grows(task, problem, arch, layers, reduction, bits, heads) -> bool:
+    small, large = (lower_bound(task, arch, layers, reduction.length(n), bits, heads, problem)
+                    for n in (_size_for(reduction, 64), _size_for(reduction, 4096)))
+    return small is not None and large is not None and large.min_width > small.min_width
+
+
+def _size_for(reduction, length: int) -> int:
+    """The largest n whose task length is at most ``length`` (at least the reduction's minimum)."""
+    lo = max(1, int(getattr(reduction, "min_n", 1)))
+    n = lo
+    while reduction.length(n * 2) <= length:
+        n *= 2
+    step = n // 2
+    while step >= 1:
+        if reduction.length(n + step) <= length:
+            n += step
+        step //= 2
+    return n
+
+
+def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> list[Separation]:
+    """The separations of the catalogue for ``tasks`` (registry names; all by default).
+
+    ``weak`` (architecture names) restricts the weak side; ``precision`` (bits or a format)
+    is the p at which growth is tested.
+    """
+    from commcomp.bounds import precision_bits
+    from reductions.registry import TASKS, get_reduction, get_task
+
+    bits = precision_bits(precision)
+    names = list(TASKS) if tasks is None else [get_task(t).name for t in tasks]
+    candidates = WEAK_CANDIDATES if weak is None else tuple(_weak_spec(w) for w in weak)
+    out = []
+    for task in names:
+        reduction = get_reduction(task)
+        spec = _explicit_spec(task)
+        for arch, layers in candidates:
+            if not _grows(task, reduction.problem, arch, layers, reduction, bits, heads):
+                continue
+            if spec is not None and (spec.arch, spec.layers) != (arch, layers):
+                out.append(Separation(task, reduction.problem, arch, layers, spec.arch, spec.layers, spec.name))
+                continue
+            upper = None
+            for s_arch, s_layers in (("transformer", 1), ("transformer", 2), ("elman", 1)):
+                if s_arch == arch:  # without weights, a deeper model of the same kind is no separation
+                    continue
+                upper = construction_bound(task, s_arch, s_layers, reduction.length(_size_for(reduction, 256)),
+                                           bits, heads)
+                if upper is not None and upper.layers not in (None, s_layers):
+                    upper = None  # a construction of another depth: not this class
+                if upper is not None:
+                    out.append(Separation(task, reduction.problem, arch, layers, s_arch, s_layers, None,
+                                          f"no explicit weights; catalogue {upper.theorem}"))
+                    break
+            if upper is None:
+                out.append(Separation(task, reduction.problem, arch, layers, None, None, None,
+                                      "no construction with a width in the catalogue or the registry"))
+    return out
+
+
+def _weak_spec(name: str) -> tuple[str, int]:
+    from commcomp.architectures import get_architecture
+
+    key = str(name).strip().lower()
+    if key.startswith("tf") and key[2:].isdigit():
+        return "transformer", int(key[2:])
+    if key.startswith("transformer-") and key[12:].isdigit():
+        return "transformer", int(key[12:])
+    return get_architecture(key).name, 1
+
+
+class WidthCurves:
+    """The three widths of a separation as functions of the problem size n (memoised).
+
+    ``lower(n)``: the weak side's minimum width (catalogue); ``catalogue(n)``: the strong side's
+    catalogue construction width; ``explicit(n)``: the width of the registered weights at n
+    (None beyond :data:`EXPLICIT_MAX_LENGTH` tokens).
+    """
+
+    def __init__(self, separation: Separation, precision, heads: int = 1):
+        from commcomp.bounds import precision_bits
+        from reductions.registry import get_reduction
+
+        self.sep, self.bits, self.heads = separation, precision_bits(precision), heads
+        self.reduction = get_reduction(separation.task)
+        self.lower_row = lru_cache(maxsize=None)(self._lower_row)
+        self.upper_row = lru_cache(maxsize=None)(self._upper_row)
+        self.explicit = lru_cache(maxsize=None)(self._explicit)
+
+    def length(self, n: int) -> int:
+        return int(self.reduction.length(n))
+
+    def N(self, n: int) -> int:
+        """The catalogue's N at problem size n."""
+        return catalogue_n(self.sep.task, self.length(n))
+
+    def _lower_row(self, n):
+        s = self.sep
+        return lower_bound(s.task, s.weak_arch, s.weak_layers, self.length(n), self.bits, self.heads, s.problem)
+
+    def _upper_row(self, n):
+        s = self.sep
+        if s.strong_arch is None:
+            return None
+        return construction_bound(s.task, s.strong_arch, s.strong_layers, self.length(n), self.bits, self.heads)
+
+    def lower(self, n: int) -> int | None:
+        row = self.lower_row(n)
+        return None if row is None else row.min_width
+
+    def catalogue(self, n: int) -> int | None:
+        row = self.upper_row(n)
+        return None if row is None else row.min_width
+
+    def _explicit(self, n: int) -> int | None:
+        if self.sep.construction is None or self.length(n) > EXPLICIT_MAX_LENGTH:
+            return None
+        from models.constructions import get_construction
+
+        try:
+            return int(get_construction(self.sep.construction).make(self.reduction.task_size(n), None).width)
+        except CommcompError:
+            return None
+
+
+def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None:
+    """Smallest n >= start with ``lower(n) > strong(n)`` (both nondecreasing), or None.
+
+    None when a side becomes unknown before the crossing (``strong`` returns None beyond what is
+    built) or there is none up to ``limit``; sizes too small for a formula (None there) are skipped.
+
+    >>> crossover(lambda n: n // 8, lambda n: 3)
+    32
+    >>> crossover(lambda n: None if n < 4 else n, lambda n: 5)
+    6
+    """
+    def crosses(n):
+        lo, hi = lower(n), strong(n)
+        if lo is None or hi is None:
+            return None
+        return lo > hi
+
+    n, prev = max(1, start), None
+    while n <= limit:
+        c = crosses(n)
+        if c is None and prev is not None:  # known below, unknown here: not built this far
+            return None
+        if c:
+            break
+        if c is not None:
+            prev = n
+        n *= 2
+    else:
+        return None
+    lo = start - 1 if prev is None else prev  # crosses(lo) is False or unknown (below the first N)
+    hi = n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if crosses(mid) else (mid, hi)
+    return hi

@@ -1,0 +1,245 @@
+"""The default ``commcomp separations``: each separation on a ladder of N across its crossover.
+
+For every :class:`~.ladder.Separation`, :func:`separation_ladders` picks problem sizes n across the
+crossover (the power of 4 below the crossover with the explicit weights, that crossover, and the
+crossover with the catalogue's construction formula; 16, 256, 4096 when there is none), or the
+sizes asked for, and at each one gives the weak side's minimum width (theorem, tag), the strong side's
+widths (catalogue formula; explicit weights) and the three checks of :mod:`.checks`, run on the
+crossover rows (every row with ``check_all``) of at most ``check_max_length`` tokens; the others
+say ``not checked`` and why.
+
+Examples
+--------
+>>> lad = separation_ladders(["index-lookup"], "fixed:8:4", sizes=[16, 64], samples=8, budget=512,
+...                          check_all=True)
+>>> [(r.N, r.lower_bound_width, r.construction_width) for r in lad[0].rows]
+[(16, 2, 10), (64, 8, 14)]
+>>> [c.status for c in lad[0].rows[1].checks]
+['passed', 'found', 'passed']
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from commcomp.errors import InvalidParameterError
+from commcomp.precision import parse_precision
+
+from .checks import Check, construction_check, protocol_check, witness_check
+from .ladder import Separation, WidthCurves, crossover, find_separations
+
+__all__ = ["LadderRow", "SeparationLadder", "separation_ladders", "row_status", "DEFAULT_PRECISION",
+           "DEFAULT_CHECK_MAX_LENGTH"]
+
+#: Default number format: 16-bit (p = 16) brings the crossovers with the explicit weights to a
+#: few hundred tokens, and every explicit construction but Match2's is exact there.
+DEFAULT_PRECISION = "bfloat16"
+#: Checks run on rows of at most this many tokens by default (the default run stays under 30 s).
+DEFAULT_CHECK_MAX_LENGTH = 1100
+#: ... and, by default, on explicit weights no wider than this at that length (qSA's grow like N).
+CHECK_MAX_WIDTH = 64
+
+
+def row_status(checks) -> str:
+    """``yes`` when at least one check ran and none failed, ``NO`` when one failed, else
+    ``not checked`` (a row where nothing could fail never says yes)."""
+    ran = [c for c in checks if c.ran]
+    if any(c.status in ("FAILED",) for c in ran):
+        return "NO"
+    if any(c.status in ("passed", "found") for c in ran):
+        return "yes"
+    return "not checked"
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One separation at one problem size (JSON: :meth:`to_json`)."""
+
+    task: str
+    problem: str
+    weak_arch: str
+    weak_layers: int
+    strong_arch: str | None
+    strong_layers: int | None
+    n: int
+    length: int
+    N: int
+    precision: str
+    heads: int
+    lower_bound_width: int | None
+    lower_bound_value: float | None
+    lower_bound_quantity: str | None
+    lower_bound_theorem: str | None
+    lower_bound_tag: str | None
+    lower_bound_label: str | None
+    lower_bound_formula: str | None
+    lower_bound_evidence: str | None   # where the number comes from (P, A, S, R, D, D✓), when known
+    catalogue_construction_width: int | None
+    catalogue_construction_theorem: str | None
+    construction: str | None
+    construction_width: int | None
+    at_crossover: str            # "", "explicit" or "catalogue": this n is that crossover
+    separated: bool | None       # the weak side's minimum width exceeds the explicit weights' width
+    checks: tuple = ()
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        return row_status(self.checks)
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["checks"] = {c.name: c.to_json() for c in self.checks}
+        out["status"] = self.status
+        return out
+
+
+@dataclass(frozen=True)
+class SeparationLadder:
+    """A separation, its crossovers (problem size n and the catalogue's N) and its rows."""
+
+    separation: Separation
+    crossover_n_explicit: int | None
+    crossover_N_explicit: int | None
+    crossover_n_catalogue: int | None
+    crossover_N_catalogue: int | None
+    rows: tuple = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        head = asdict(self.separation)
+        head.update(label=self.separation.label, crossover_n_explicit=self.crossover_n_explicit,
+                    crossover_N_explicit=self.crossover_N_explicit,
+                    crossover_n_catalogue=self.crossover_n_catalogue,
+                    crossover_N_catalogue=self.crossover_N_catalogue,
+                    rows=[r.to_json() for r in self.rows])
+        return head
+
+
+def _default_sizes(cross_explicit, cross_catalogue, max_n) -> list[int]:
+    sizes = set()
+    anchor = cross_explicit or cross_catalogue
+    if anchor is None:
+        sizes.update({16, 256, 4096})
+    else:
+        below = 4 ** max(1, (anchor.bit_length() - 1) // 2)
+        if below >= anchor:
+            below //= 4
+        sizes.update({max(4, below), anchor})
+        if cross_catalogue is None or cross_catalogue == anchor:  # one crossing: a row beyond it too
+            sizes.add(anchor * 4)
+    for c in (cross_explicit, cross_catalogue):
+        if c is not None:
+            sizes.add(c)
+    return sorted(s for s in sizes if 1 <= s <= max_n)
+
+
+def _rows_to_check(ladder, crossings, curves, check_max_length, check_all, weak_width) -> set:
+    """Every row (``check_all``); else the crossover rows short enough to check (at most
+    ``check_max_length`` tokens, and tokens x explicit width at most that x :data:`CHECK_MAX_WIDTH`),
+    or, when there is none, the shortest such row where the bound exceeds the weak width."""
+    if check_all:
+        return set(ladder)
+    short = [n for n in ladder if curves.length(n) <= check_max_length
+             and curves.length(n) * (curves.explicit(n) or 1) <= check_max_length * CHECK_MAX_WIDTH]
+    chosen = {n for n in crossings if n in short}
+    biting = [n for n in short if (curves.lower(n) or 0) > weak_width]
+    return chosen or set(biting[:1] or short[:1])
+
+
+def _skipped(why: str) -> tuple[Check, ...]:
+    return tuple(Check(name, "not checked", why) for name in ("construction", "witness", "protocol"))
+
+
+def _checks(sep: Separation, curves: WidthCurves, n, fmt, lower_width, *, samples, budget, weak_width,
+            weights, seed, heads, check_max_length) -> tuple[Check, ...]:
+    length = curves.length(n)
+    if length > check_max_length:
+        return _skipped(f"{length} tokens > {check_max_length} (raise --check-max-length)")
+    a = construction_check(sep.task, sep.construction, n, fmt, samples=samples, seed=seed)
+    b = witness_check(sep.task, sep.weak_arch, sep.weak_layers, n, fmt, lower_width=lower_width,
+                      weak_width=weak_width, weights=weights, budget=budget, seed=seed, heads=heads)
+    c = protocol_check(sep.task, sep.strong_arch, sep.strong_layers, n, fmt, construction=sep.construction,
+                       instances=min(samples, 32), seed=seed, heads=heads)
+    return a, b, c
+
+
+def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 1, sizes=None, weak=None,
+                       samples: int = 32, budget: int = 1024, weak_width: int = 1, weights: str = "random",
+                       seed: int = 0, max_n: int = 1 << 16, check_max_length: int = DEFAULT_CHECK_MAX_LENGTH,
+                       check_all: bool = False, progress: Callable[[str], None] | None = None) -> list[SeparationLadder]:
+    """Every separation of the catalogue on its ladder of N, with its checks (module docstring).
+
+    Parameters
+    ----------
+    tasks : list of str, optional
+        Task registry names (all with a separation by default).
+    precision : str or int
+        Number format of the checks; its bit count is the p of the bounds.
+    heads : int
+    sizes : list of int, optional
+        Problem sizes n (the ladder); by default chosen around each crossover.
+    weak : list of str, optional
+        Weak-side architectures (``elman``, ``tf1``, ``hybrid``, ``lstm``, ...).
+    samples : int
+        Random task inputs for check (a) (besides all inputs when few, and the adversarial ones).
+    budget : int
+        Most of Alice's inputs the witness search (b) tries.
+    weak_width : int
+        Width of the random weak model of (b) (it runs only where the bound exceeds it).
+    weights : str
+        ``random`` or a weights file for the weak model of (b).
+    max_n : int
+        Largest problem size of a default ladder.
+    check_max_length : int
+        Checks run on rows of at most this many tokens.
+    check_all : bool
+        Check every row of the ladder (default: the crossover rows no longer than
+        ``check_max_length``, else the shortest where the bound exceeds the weak width).
+    """
+    fmt = parse_precision(precision)
+    if min(heads, samples, budget, weak_width, max_n, check_max_length) < 1:
+        raise InvalidParameterError("heads, samples, budget, weak width, max n and check length must be >= 1")
+    out = []
+    for sep in find_separations(tasks, fmt.bits, heads, weak):
+        curves = WidthCurves(sep, fmt.bits, heads)
+        start = max(1, int(getattr(curves.reduction, "min_n", 1)))
+        x_exp = crossover(curves.lower, curves.explicit, start)
+        x_cat = crossover(curves.lower, curves.catalogue, start)
+        ladder = sorted(set(sizes)) if sizes else _default_sizes(x_exp, x_cat, max_n)
+        checked = _rows_to_check(ladder, (x_exp, x_cat), curves, check_max_length, check_all, weak_width)
+        rows = []
+        for n in ladder:
+            t0 = time.perf_counter()
+            lower, upper = curves.lower_row(n), curves.upper_row(n)
+            explicit = curves.explicit(n)
+            if n in checked:
+                checks = _checks(sep, curves, n, fmt, None if lower is None else lower.min_width,
+                                 samples=samples, budget=budget, weak_width=weak_width, weights=weights,
+                                 seed=seed, heads=heads, check_max_length=check_max_length)
+            else:
+                checks = _skipped("only the crossover rows are checked by default (--check-all)")
+            rows.append(LadderRow(
+                task=sep.task, problem=sep.problem, weak_arch=sep.weak_arch, weak_layers=sep.weak_layers,
+                strong_arch=sep.strong_arch, strong_layers=sep.strong_layers, n=int(n),
+                length=curves.length(n), N=curves.N(n), precision=fmt.name, heads=heads,
+                lower_bound_width=None if lower is None else lower.min_width,
+                lower_bound_value=None if lower is None else lower.value,
+                lower_bound_quantity=None if lower is None else lower.quantity,
+                lower_bound_theorem=None if lower is None else lower.theorem,
+                lower_bound_tag=None if lower is None else lower.tag,
+                lower_bound_label=None if lower is None else lower.label,
+                lower_bound_formula=None if lower is None else lower.formula,
+                lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
+                catalogue_construction_width=None if upper is None else upper.min_width,
+                catalogue_construction_theorem=None if upper is None else upper.theorem,
+                construction=sep.construction, construction_width=explicit,
+                at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
+                separated=None if lower is None or explicit is None else lower.min_width > explicit,
+                checks=checks, seconds=time.perf_counter() - t0))
+        out.append(SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
+                                    None if x_cat is None else curves.N(x_cat), tuple(rows)))
+        if progress is not None:
+            progress(sep.label)
+    return out
