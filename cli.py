@@ -768,7 +768,7 @@ def cmd_witness(args):
             ["found", "yes" if out["found"] else "no"]] + reachable_rows(out)
     if out["found"]:
         def short(bits):
-            return bits if len(bits) <= 96 else f"{bits[:64]}... ({len(bits)} bits; all in --format json)"
+            return bits if len(bits) <= 40 else f"{bits[:32]}... ({len(bits)} bits; all in --format json)"
 
         rows += [["x", short(out["x"])], ["x'", short(out["x_prime"])], ["y", short(str(out["y"]))],
                  ["shared message (hex)", out["message"]],
