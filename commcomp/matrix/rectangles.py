@@ -19,7 +19,10 @@ Method, for the z-cells A = (M == z):
 
 The rectangles (over the input's own indices) are the upper certificate. The lower side is
 ``"rank"`` or ``"fooling set"`` when that bound equals the value (the checker recomputes it), else
-``"solver-proved"``: the named solver found no k - 1 (no proof object is kept).
+``"solver proof"``: CaDiCaL's DRAT proof that the CNF for value - 1 rectangles is unsatisfiable,
+kept (up to ``drat.MAX_PROOF_LINES`` lines) and re-checked by :mod:`.drat` against the CNF rebuilt
+from the matrix; or ``"solver-proved"`` where the backend gives no proof (CP-SAT, z3): the named
+solver found no value - 1 and nothing re-checks it.
 
 Without a solver package (``solver="search"`` or none installed) the partition numbers come from
 the branch and bound of :func:`~commcomp.matrix.partition.partition_number` (an optimal partition
@@ -42,6 +45,7 @@ import numpy as np
 
 from ._modp import PRIMES, lu_mod_p
 from .build import as_matrix, ceil_log2, reduce_matrix
+from .drat import MAX_PROOF_LINES
 from .fooling import _exact as _exact_fooling, _greedy as _greedy_fooling
 from .partition import Rectangle, partition_number as _partition_search
 from .solvers import SOLVERS, find_rectangles, pick_solver
@@ -73,6 +77,7 @@ class RectangleNumberResult:
     fooling_set: tuple[tuple[int, int], ...]  # cells of value ``colour``, pairwise fooling
     solver: str  # what ran: a backend's description, or the branch and bound
     steps: tuple[tuple[int, bool, float], ...] = ()  # (k, feasible, seconds) asked of the solver
+    proof: tuple[str, ...] = ()  # "solver proof": DRAT lines refuting value - 1 rectangles
 
     @property
     def bits(self) -> int:
@@ -84,6 +89,7 @@ class RectangleNumberResult:
         what = {"partition": "fewest disjoint", "cover": "fewest (overlapping)"}[self.kind]
         how = {"rank": "rank bound met", "fooling set": "fooling set met",
                "solver-proved": f"solver-proved by {self.solver}", "search": "exhaustive search",
+               "solver proof": f"{self.solver}'s DRAT proof of no {self.value - 1}",
                "empty": f"no {int(self.colour)}-cells"}[self.lower_bound_by]
         return f"exact: {what} {int(self.colour)}-rectangles ({how})"
 
@@ -155,6 +161,7 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
         return tuple(out)
 
     steps = []
+    refuted: tuple[int, list] = (-1, [])  # the last k found infeasible, and its DRAT proof
     if backend is None:
         rects, ran = _fallback(m, red, colour, kind, lower, upper, expand)
     else:
@@ -162,24 +169,33 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
         rects = None
         for k in range(lower, upper):
             t0 = time.perf_counter()
-            found = find_rectangles(red, k, exact=kind == "partition", fixed=fooling, solver=backend)
+            proof: list = []
+            found = find_rectangles(red, k, exact=kind == "partition", fixed=fooling, solver=backend,
+                                    proof=proof)
             steps.append((k, found is not None, time.perf_counter() - t0))
-            if found is not None:
+            if found is None:
+                refuted = (k, proof)
+            else:
                 rects = expand(found)
                 break
         if rects is None:
             rects = _trivial(red, expand)
     value = len(rects)
+    kept: tuple[str, ...] = ()
     if kind == "partition" and value == rank:
         by = "rank"
     elif value == len(fooling):
         by = "fooling set"
+    elif backend is None:
+        by = "search"
+    elif refuted[0] == value - 1 and refuted[1] and len(refuted[1]) <= MAX_PROOF_LINES:
+        by, kept = "solver proof", tuple(refuted[1])
     else:
-        by = "solver-proved" if backend is not None else "search"
+        by = "solver-proved"
     cells = tuple((int(np.flatnonzero(row_class == i)[0]), int(np.flatnonzero(col_class == j)[0]))
                   for i, j in fooling)
     return RectangleNumberResult(measure, value, colour, kind, rects, lower, by, rank, cells, ran,
-                                 tuple(steps))
+                                 tuple(steps), kept)
 
 
 def partition_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumberResult:

@@ -39,14 +39,16 @@ MAX_CONFLICTS = 5_000_000  # per solver call; past it, TooLargeError
 
 @dataclass(frozen=True)
 class SolverBackend:
-    """A SAT backend: ``solve(clauses, nvars, max_conflicts)`` returns the set of true variables, or
-    None (UNSAT); past the conflict budget it raises TooLargeError."""
+    """A SAT backend: ``solve(clauses, nvars, max_conflicts, proof)`` returns the set of true
+    variables (or None: UNSAT) and, when asked and UNSAT, the DRAT proof lines (else None); past
+    the conflict budget it raises TooLargeError."""
 
     name: str
     description: str  # what the result reports as the solver that ran
     package: str  # the pip distribution that provides it
     module: str  # importable when installed
-    solve: Callable[[Sequence[Sequence[int]], int, int], "set[int] | None"]  # clauses, nvars, budget
+    solve: Callable  # (clauses, nvars, budget, proof) -> (true variables or None, proof or None)
+    gives_proof: bool = False  # can hand back a DRAT proof of unsatisfiability
 
     def available(self) -> bool:
         import importlib.util
@@ -58,18 +60,20 @@ def _over_budget(name: str, budget: int):
     return TooLargeError(f"{name} passed its budget of {budget} conflicts (MAX_CONFLICTS)")
 
 
-def _solve_pysat(clauses, nvars, budget):
+def _solve_pysat(clauses, nvars, budget, proof=False):
     from pysat.solvers import Solver
 
-    with Solver(name="cadical195", bootstrap_with=clauses) as s:
+    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=proof) as s:
         s.conf_budget(budget)
         answer = s.solve_limited()
         if answer is None:
             raise _over_budget("CaDiCaL", budget)
-        return {v for v in s.get_model() if v > 0} if answer else None
+        if answer:
+            return {v for v in s.get_model() if v > 0}, None
+        return None, (list(s.get_proof()) if proof else None)
 
 
-def _solve_cpsat(clauses, nvars, budget):
+def _solve_cpsat(clauses, nvars, budget, proof=False):
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -82,13 +86,13 @@ def _solve_cpsat(clauses, nvars, budget):
     solver.parameters.max_number_of_conflicts = budget
     status = solver.Solve(model)
     if status == cp_model.INFEASIBLE:
-        return None
+        return None, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise _over_budget("CP-SAT", budget)
-    return {v for v in range(1, nvars + 1) if solver.BooleanValue(x[v])}
+    return {v for v in range(1, nvars + 1) if solver.BooleanValue(x[v])}, None
 
 
-def _solve_z3(clauses, nvars, budget):
+def _solve_z3(clauses, nvars, budget, proof=False):
     import z3
 
     x = [None] + [z3.Bool(f"v{v}") for v in range(1, nvars + 1)]
@@ -99,15 +103,16 @@ def _solve_z3(clauses, nvars, budget):
         s.add(z3.Or([x[v] if v > 0 else z3.Not(x[-v]) for v in cl]))
     res = s.check()
     if res == z3.unsat:
-        return None
+        return None, None
     if res != z3.sat:
         raise _over_budget("z3", budget)
     model = s.model()
-    return {v for v in range(1, nvars + 1) if z3.is_true(model.eval(x[v], model_completion=True))}
+    return {v for v in range(1, nvars + 1) if z3.is_true(model.eval(x[v], model_completion=True))}, None
 
 
 SOLVERS: Mapping[str, SolverBackend] = {
-    "cadical": SolverBackend("cadical", "PySAT CaDiCaL 1.9.5", "python-sat", "pysat", _solve_pysat),
+    "cadical": SolverBackend("cadical", "PySAT CaDiCaL 1.9.5", "python-sat", "pysat", _solve_pysat,
+                             gives_proof=True),
     "cpsat": SolverBackend("cpsat", "OR-Tools CP-SAT (1 worker)", "ortools", "ortools", _solve_cpsat),
     "z3": SolverBackend("z3", "z3 (QF_FD)", "z3-solver", "z3", _solve_z3),
 }
@@ -177,7 +182,8 @@ def rectangle_cnf(ones: np.ndarray, k: int, *, exact: bool, fixed: Sequence[tupl
 
 
 def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int]] = (),
-                    solver: str = DEFAULT_SOLVER, max_conflicts: int = MAX_CONFLICTS):
+                    solver: str = DEFAULT_SOLVER, max_conflicts: int = MAX_CONFLICTS,
+                    proof: list | None = None):
     """k all-ones rectangles covering (``exact``: partitioning) the 1-cells of ``ones``, or None.
 
     Parameters
@@ -195,6 +201,10 @@ def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int
         A key of :data:`SOLVERS`.
     max_conflicts : int
         The solver's conflict budget (deterministic, unlike a time limit).
+    proof : list, optional
+        When given and the backend can (``gives_proof``), an UNSAT answer puts the solver's DRAT
+        proof lines for :func:`rectangle_cnf` ``(ones, k, exact, fixed)`` into this list
+        (checked by :func:`commcomp.matrix.drat.check_drat`).
 
     Returns
     -------
@@ -218,8 +228,12 @@ def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int
     if k < 1:
         raise InvalidParameterError(f"k must be >= 1, got {k}")
     clauses, nvars, row_var, col_var = rectangle_cnf(ones, k, exact=exact, fixed=fixed)
-    true = SOLVERS[solver].solve(clauses, nvars, max_conflicts)
+    backend = SOLVERS[solver]
+    want = proof is not None and backend.gives_proof
+    true, lines = backend.solve(clauses, nvars, max_conflicts, want)
     if true is None:
+        if want and lines is not None:
+            proof[:] = lines
         return None
     return [(tuple(i for i in range(ones.shape[0]) if int(row_var[t, i]) in true),
              tuple(j for j in range(ones.shape[1]) if int(col_var[t, j]) in true)) for t in range(k)]

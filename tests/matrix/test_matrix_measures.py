@@ -78,7 +78,8 @@ def test_unknown_measure_and_user_matrices():
 
 
 MODULES = ["build", "rows", "rank", "gf2", "fooling", "protocol_tree", "partition", "certificates",
-           "measures", "_modp", "__init__", "rectangles", "solvers", "generators"]
+           "measures", "_modp", "__init__", "rectangles", "solvers", "generators", "drat",
+           "matrix_file"]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -124,13 +124,26 @@ def test_generators_are_what_they_say():
 
 
 def test_a_gap_is_found_and_certified():
-    """xor of two random 4x4 matrices: C¹ above its fooling set, proved by the solver; D(f) then
-    starts from ceil(log2 χ) and the check re-verifies both partition certificates."""
+    """xor of two random 4x4 matrices: C¹ above its fooling set, refuted at C¹ - 1 by CaDiCaL with
+    a DRAT proof that the checker re-checks (and rejects when cut); D(f) then starts from
+    ceil(log2 χ) and the check re-verifies both partition certificates."""
     m = gap_matrix(16, kind="xor", seed=0)
-    cover = rectangle_number(m, True, kind="cover")
-    assert cover.lower_bound_by == "solver-proved" and cover.value > cover.lower_bound
-    check = check_certificate(cover, m)
-    assert check and "not re-verified" in check.detail
+    if "cadical" in available_solvers():
+        cover = rectangle_number(m, True, kind="cover")
+        assert cover.lower_bound_by == "solver proof" and cover.value > cover.lower_bound
+        check = check_certificate(cover, m)
+        assert check and "DRAT proof re-checked" in check.detail
+        import dataclasses
+
+        cut = dataclasses.replace(cover, proof=cover.proof[: len(cover.proof) // 2])
+        assert not check_certificate(cut, m)
+        other = dataclasses.replace(cover, value=cover.value + 1,
+                                    rectangles=cover.rectangles + cover.rectangles[:1])
+        assert not check_certificate(other, m)  # the proof refutes value - 1, not value
+    if "cpsat" in available_solvers():
+        cover = rectangle_number(m, True, kind="cover", solver="cpsat")
+        assert cover.lower_bound_by == "solver-proved" and not cover.proof
+        assert "not re-verified" in check_certificate(cover, m).detail
     m = gap_matrix(16, kind="xor", seed=1)  # rank bound 4 < D = 5 = ceil(log2(9 + 9))
     rep = measure(m, ["partition"])
     assert rep.certificates_checked and rep.partition_number == 18
@@ -200,3 +213,19 @@ def test_hard10_values_match_the_recorded_ones():
         assert ones.value == meta[name]["ebmf_partition_ones"], name
         assert zeros.value == meta[name]["ebmf_partition_zeros"], name
         assert check_certificate(ones, m) and check_certificate(zeros, m)
+
+
+def test_drat_checker_against_small_refutations():
+    from commcomp.matrix.drat import check_drat
+
+    php = [[1, 2], [3, 4], [5, 6], [-1, -3], [-1, -5], [-3, -5], [-2, -4], [-2, -6], [-4, -6]]
+    # 3 pigeons, 2 holes (pigeon p in hole h: variable 2p + h - 2): resolution by hand
+    proof = ["-1 0", "-3 4 0", "d -3 4 0", "2 0", "-4 0", "-6 0", "0"]
+    ok, detail = check_drat(php, proof)
+    assert ok, detail
+    assert not check_drat(php, ["0"])[0]  # not a refutation by propagation alone
+    assert not check_drat(php[:-1], proof)[0]  # drop a clause: a lemma is no longer implied
+    assert not check_drat([[1, 2]], ["1 0", "0"])[0]  # satisfiable: nothing ends in a conflict
+    assert check_drat([[1, 2], [-1, 2], [1, -2], [-1, -2]], ["2 0", "0"])[0]
+    # RAT: x3 fresh, x3 v -1 is RAT on x3 (no clause holds -x3)
+    assert check_drat([[1], [-1]], ["3 -1 0", "0"])[0]
