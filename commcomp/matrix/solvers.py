@@ -146,7 +146,8 @@ def pick_solver(solver: str | None) -> str | None:
     return solver
 
 
-def rectangle_cnf(ones: np.ndarray, k: int, *, exact: bool, fixed: Sequence[tuple[int, int]] = ()):
+def rectangle_cnf(ones: np.ndarray, k: int, *, exact: bool, fixed: Sequence[tuple[int, int]] = (),
+                  maximal: bool = True):
     """The CNF (clauses, nvars, row variable table, column variable table) described above.
 
     Examples
@@ -175,6 +176,12 @@ def rectangle_cnf(ones: np.ndarray, k: int, *, exact: bool, fixed: Sequence[tupl
         clauses.append(ins)
         if exact:
             clauses += [[-ins[t], -ins[u]] for t in range(k) for u in range(t + 1, k)]
+    if not exact and maximal:  # a cover may use maximal rectangles only (enlarging one keeps it a cover)
+        for t in range(k):
+            for i in range(r):  # row i out of rectangle t: a column of t has a 0 in row i
+                clauses.append([int(row_var[t, i])] + [int(col_var[t, j]) for j in np.flatnonzero(~ones[i])])
+            for j in range(c):
+                clauses.append([int(col_var[t, j])] + [int(row_var[t, i]) for i in np.flatnonzero(~ones[:, j])])
     for t in range(min(len(fixed), k) + 1, k):  # free rectangles ordered by their first row
         for i in range(r):
             clauses.append([-int(row_var[t, i])] + [int(row_var[t - 1, q]) for q in range(i + 1)])
