@@ -32,8 +32,8 @@ maximal rectangles; ``result.solver`` says which ran.
 Limits (the package docstring lists every one): ``MAX_SIDE`` (64) distinct nonzero rows and
 columns and ``MAX_CELLS`` (2048) z-cells after reduction for the search (solver or fallback),
 ``MAX_CELLS_BOUNDS`` (2^20) reduced cells where the bounds meet (no search); the solver's
-``MAX_CONFLICTS`` per call; the fallbacks as in :mod:`.partition` and ``MAX_FALLBACK_NODES``
-(200 000) for covers.
+``MAX_CONFLICTS`` per call; the fallbacks as in :mod:`.partition`, and for covers
+``MAX_FALLBACK_CELLS`` (40) z-cells after reduction and ``MAX_FALLBACK_NODES`` (200 000).
 """
 
 from __future__ import annotations
@@ -51,13 +51,14 @@ from .partition import Rectangle, partition_number as _partition_search
 from .solvers import SOLVERS, find_rectangles, pick_solver
 from ..errors import TooLargeError
 
-__all__ = ["MAX_SIDE", "MAX_CELLS", "MAX_CELLS_BOUNDS", "MAX_FALLBACK_NODES", "RectangleNumberResult",
+__all__ = ["MAX_SIDE", "MAX_CELLS", "MAX_CELLS_BOUNDS", "MAX_FALLBACK_NODES", "MAX_FALLBACK_CELLS", "RectangleNumberResult",
            "partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0",
            "rectangle_number"]
 
 MAX_SIDE = 64
 MAX_CELLS = 2048
 MAX_FALLBACK_NODES = 200_000
+MAX_FALLBACK_CELLS = 40
 MAX_CELLS_BOUNDS = 2 ** 20
 _FOOLING_NODES = 20_000
 
@@ -162,7 +163,9 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
 
     steps = []
     refuted: tuple[int, list] = (-1, [])  # the last k found infeasible, and its DRAT proof
-    if backend is None:
+    if lower >= upper:  # one rectangle per distinct row (or column) already meets the lower bound
+        rects, ran = _trivial(red, expand), "none needed (bounds meet)"
+    elif backend is None:
         rects, ran = _fallback(m, red, colour, kind, lower, upper, expand)
     else:
         ran = SOLVERS[backend].description
@@ -228,9 +231,9 @@ def cover_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumberRes
     Examples
     --------
     >>> import numpy as np
-    >>> res = cover_number_1(1 - np.eye(8, dtype=int))   # NOT-EQUALITY on 3 bits
-    >>> res.value, res.bits   # fewest k with binomial(k, k // 2) >= 8, below the 2 * 3 bit tests
-    (5, 3)
+    >>> res = cover_number_1(1 - np.eye(4, dtype=int))   # NOT-EQUALITY on 2 bits
+    >>> res.value, res.bits   # fewest k with binomial(k, k // 2) >= 4 (for 3 bits: 5, not 2 * 3)
+    (4, 2)
     """
     return rectangle_number(matrix, True, kind="cover", solver=solver)
 
@@ -241,8 +244,8 @@ def cover_number_0(matrix, *, solver: str | None = "auto") -> RectangleNumberRes
     Examples
     --------
     >>> import numpy as np
-    >>> cover_number_0(np.eye(8, dtype=int)).value
-    5
+    >>> cover_number_0(np.eye(4, dtype=int)).value
+    4
     """
     return rectangle_number(matrix, False, kind="cover", solver=solver)
 
@@ -277,6 +280,10 @@ def _fallback(m, red, colour, kind, lower, upper, expand):
     if kind == "partition":
         res = _partition_search(m)  # an optimal partition of M holds an optimal one of each colour
         return tuple(x for x in res.rectangles if x.value == colour), "branch and bound (no solver)"
+    if lower < upper and int(red.sum()) > MAX_FALLBACK_CELLS:
+        raise TooLargeError(f"{kind}_number_{int(colour)} without a solver: {int(red.sum())} "
+                            f"{int(colour)}-cells after reduction; the branch and bound's limit is "
+                            f"{MAX_FALLBACK_CELLS} (pip install 'commcomp[solver]')")
     rects = _maximal_rectangles(red)
     for k in range(lower, upper):
         found = _cover_search(red, rects, k)
@@ -307,28 +314,44 @@ def _bits(mask: int) -> list[int]:
 
 
 def _cover_search(red: np.ndarray, rects, k: int):
-    """k maximal rectangles covering every 1-cell, by depth-first search, or None."""
-    c = red.shape[1]
+    """k maximal rectangles covering every 1-cell, by depth-first search, or None.
+
+    Branches on the uncovered cell in fewest maximal rectangles; prunes where a greedy fooling set
+    of the uncovered cells (no rectangle holds two) exceeds the rectangles left, and where the same
+    uncovered set already failed with as many rectangles left.
+    """
+    r, c = red.shape
     masks = [sum(1 << (i * c + j) for i in rows for j in cols) for rows, cols in rects]
-    target = sum(1 << (i * c + j) for i, j in zip(*np.nonzero(red)))
+    cells = [(i, j) for i, j in zip(*np.nonzero(red))]
+    bit = {cell: 1 << (cell[0] * c + cell[1]) for cell in cells}
+    holders = {cell: [t for t, mask in enumerate(masks) if mask & bit[cell]] for cell in cells}
+    target = sum(bit.values())
+    failed: dict[int, int] = {}
     nodes = [0]
+
+    def fooling_bound(left: int) -> int:
+        chosen: list[tuple[int, int]] = []
+        for (i, j) in cells:
+            if left & bit[i, j] and all(not (red[i, y] and red[x, j]) for x, y in chosen):
+                chosen.append((i, j))
+        return len(chosen)
 
     def dfs(left: int, budget: int, chosen: list):
         if not left:
             return list(chosen)
-        if budget == 0:
+        if failed.get(left, -1) >= budget or fooling_bound(left) > budget:
             return None
         nodes[0] += 1
         if nodes[0] > MAX_FALLBACK_NODES:
             raise TooLargeError(f"cover search passed its budget of {MAX_FALLBACK_NODES} nodes")
-        cell = left & -left  # the first uncovered cell: some rectangle must hold it
-        for t, mask in enumerate(masks):
-            if mask & cell:
-                chosen.append(t)
-                found = dfs(left & ~mask, budget - 1, chosen)
-                if found is not None:
-                    return found
-                chosen.pop()
+        cell = min((cl for cl in cells if left & bit[cl]), key=lambda cl: len(holders[cl]))
+        for t in holders[cell]:  # some rectangle must hold this cell
+            chosen.append(t)
+            found = dfs(left & ~masks[t], budget - 1, chosen)
+            if found is not None:
+                return found
+            chosen.pop()
+        failed[left] = budget
         return None
 
     found = dfs(target, k, [])

@@ -81,14 +81,16 @@ def test_every_4x4_class_against_brute_force(colour, kind):
 
 def test_random_6x6_against_brute_force_and_fallback():
     rng = np.random.default_rng(6)
+    ran = set()
     for _ in range(4):
         m = rng.random((6, 6)) < rng.uniform(0.3, 0.7)
         for colour, kind in MEASURES:
             res = rectangle_number(m, colour, kind=kind)
             fallback = rectangle_number(m, colour, kind=kind, solver="search")
             assert res.value == fallback.value == brute_force(m == colour, kind == "partition")
-            assert fallback.solver.startswith("branch and bound")
+            ran.add(fallback.solver)
             assert check_certificate(res, m) and check_certificate(fallback, m)
+    assert "branch and bound (no solver)" in ran  # not every case had its bounds meet
 
 
 @pytest.mark.parametrize("kind", GAP_KINDS)
@@ -144,6 +146,8 @@ def test_a_gap_is_found_and_certified():
         cover = rectangle_number(m, True, kind="cover", solver="cpsat")
         assert cover.lower_bound_by == "solver-proved" and not cover.proof
         assert "not re-verified" in check_certificate(cover, m).detail
+    if not available_solvers():
+        return  # the fallback's limit (64 cells) is below this matrix: covered by the 8x8 tests
     m = gap_matrix(16, kind="xor", seed=1)  # rank bound 4 < D = 5 = ceil(log2(9 + 9))
     rep = measure(m, ["partition"])
     assert rep.certificates_checked and rep.partition_number == 18
@@ -203,6 +207,9 @@ def _hard10():
 @pytest.mark.skipif(_hard10() is None, reason="hard10.npz / hard10.json not found at ../shared/data "
                     "relative to the repository (or $COMMCOMP_SHARED_DATA)")
 def test_hard10_values_match_the_recorded_ones():
+    if not available_solvers():
+        pytest.skip("no solver installed (pip install 'commcomp[solver]'): the branch and bound's "
+                    "limit of 64 cells is below these matrices")
     base = _hard10()
     data = np.load(base / "hard10.npz")
     meta = json.loads((base / "hard10.json").read_text())["matrices"]
