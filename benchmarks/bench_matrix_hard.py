@@ -65,6 +65,8 @@ def _child(fn, args, queue):
         queue.put(("ok", time.perf_counter() - t, value))
     except TooLargeError as err:
         queue.put(("limit", 0.0, str(err)))
+    except Exception as err:  # reported in the table, not as a traceback
+        queue.put(("error", 0.0, f"{type(err).__name__}: {err}"))
 
 
 def in_child(fn, args, budget):

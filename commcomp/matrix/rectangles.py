@@ -294,7 +294,7 @@ def _fallback(m, red, colour, kind, lower, upper, expand):
 
 def _maximal_rectangles(red: np.ndarray) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Every maximal all-ones rectangle: column sets closed under intersection of row supports."""
-    supports = {int(sum(1 << j for j in np.flatnonzero(row))) for row in red}
+    supports = {sum(1 << int(j) for j in np.flatnonzero(row)) for row in red}
     closed, frontier = set(supports), set(supports)
     while frontier:
         new = {a & b for a in frontier for b in supports if a & b} - closed
@@ -322,7 +322,7 @@ def _cover_search(red: np.ndarray, rects, k: int):
     """
     r, c = red.shape
     masks = [sum(1 << (i * c + j) for i in rows for j in cols) for rows, cols in rects]
-    cells = [(i, j) for i, j in zip(*np.nonzero(red))]
+    cells = [(int(i), int(j)) for i, j in zip(*np.nonzero(red))]  # Python ints: shifts past 63
     bit = {cell: 1 << (cell[0] * c + cell[1]) for cell in cells}
     holders = {cell: [t for t, mask in enumerate(masks) if mask & bit[cell]] for cell in cells}
     target = sum(bit.values())

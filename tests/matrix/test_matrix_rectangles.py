@@ -236,3 +236,12 @@ def test_drat_checker_against_small_refutations():
     assert check_drat([[1, 2], [-1, 2], [1, -2], [-1, -2]], ["2 0", "0"])[0]
     # RAT: x3 fresh, x3 v -1 is RAT on x3 (no clause holds -x3)
     assert check_drat([[1], [-1]], ["3 -1 0", "0"])[0]
+
+
+def test_cover_fallback_past_64_cells():
+    """A sparse 10x10 matrix: cell bitmasks past bit 63 (Python ints), solver and fallback agree."""
+    m = np.random.default_rng(3).random((10, 10)) < 0.3
+    res = rectangle_number(m, True, kind="cover", solver="search")
+    assert check_certificate(res, m) and res.solver.startswith(("branch and bound", "none needed"))
+    if available_solvers():
+        assert res.value == rectangle_number(m, True, kind="cover").value
