@@ -309,8 +309,8 @@ def _partition_side(res: ProtocolTreeResult, m: np.ndarray) -> str:
     details = []
     for p in parts.values():
         _rectangle_number(p, m)  # raises _Reject when it does not hold
-        details.append(p.lower_bound_by if p.lower_bound_by != "solver-proved" else
-                       f"solver-proved by {p.solver}, not re-verified")
+        details.append({"solver-proved": f"solver-proved by {p.solver}, not re-verified",
+                        "solver proof": "DRAT proof re-checked"}.get(p.lower_bound_by, p.lower_bound_by))
     chi = sum(p.value for p in parts.values())
     _require(ceil_log2(chi) >= res.deterministic_cc, f"ceil(log2 {chi}) does not reach D")
     return f"minimal: D >= ceil(log2 partition number {chi}) (χ₁, χ₀: {'; '.join(details)})"

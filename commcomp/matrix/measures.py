@@ -237,9 +237,8 @@ def _combine(values: dict, labels: dict) -> None:
     """χ = χ₁ + χ₀: a partition of M splits into one of its 1-cells and one of its 0-cells."""
     if values.get("partition_number_1") is not None and values.get("partition_number_0") is not None:
         values["partition_number"] = values["partition_number_1"] + values["partition_number_0"]
-        how = {labels["partition_number_1"], labels["partition_number_0"]}
-        labels["partition_number"] = "exact: partition_number_1 + partition_number_0 (" + "; ".join(
-            sorted(h.split("(", 1)[1].rstrip(")") for h in how)) + ")"
+        labels["partition_number"] = (f"exact: partition_number_1 + partition_number_0 = "
+                                      f"{values['partition_number_1']} + {values['partition_number_0']}")
 
 
 def measure_problem(problem, n: int, measures=None, **kwargs) -> MatrixReport:
