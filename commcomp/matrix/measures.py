@@ -6,7 +6,8 @@ certificate with :func:`~commcomp.matrix.certificates.check_certificate`, and re
 
 Sizes: a measure asked for by name raises TooLargeError when none of its parts fits its limit;
 with the default (every measure) the ones that do not fit are skipped, their fields are None and
-``report.skipped`` says why.
+``report.skipped`` says why; by default the solver's budget per call is also smaller
+(``DEFAULT_RUN_CONFLICTS`` = 50 000 conflicts instead of ``solvers.MAX_CONFLICTS``).
 """
 
 from __future__ import annotations
@@ -42,14 +43,15 @@ class _MeasureGroup:
         self.functions = functions
 
     def __call__(self, matrix, *, methods: Mapping[str, str] | None = None,
-                 skipped: dict | None = None, solver: str | None = "auto") -> tuple:
+                 skipped: dict | None = None, solver: str | None = "auto",
+                 max_conflicts: int | None = None) -> tuple:
         m = as_matrix(matrix)
         methods = methods or {}
         out, errors = [], []
         for fn in self.functions:
             kwargs = {"method": methods[fn.__name__]} if fn.__name__ in methods else {}
             if fn in _TAKES_SOLVER:
-                kwargs["solver"] = solver
+                kwargs.update(solver=solver, max_conflicts=max_conflicts)
             if fn is deterministic_cc:  # D >= ceil(log2 χ) where the partition numbers ran
                 parts = tuple(r for r in out if r.measure.startswith("partition_number_"))
                 kwargs["partition"] = parts if len(parts) == 2 else ()
@@ -68,6 +70,9 @@ class _MeasureGroup:
 
 
 _TAKES_SOLVER = (partition_number_1, partition_number_0, cover_number_1, cover_number_0)
+# with no measures named (every one that fits), each solver call stops sooner: a default report
+# should not spend minutes on one cover number (named explicitly, the full MAX_CONFLICTS applies)
+DEFAULT_RUN_CONFLICTS = 50_000
 
 # name (what users type) -> callable(matrix, *, methods=None) -> tuple of results with certificates
 MEASURES: Mapping[str, _MeasureGroup] = MappingProxyType({
@@ -188,7 +193,8 @@ def measure(matrix, names=None, *, problem: str | None = None, n: int | None = N
     results, skipped = [], {}
     for name in names:
         try:
-            got = MEASURES[name](m, methods=methods, skipped=skipped, solver=solver)
+            got = MEASURES[name](m, methods=methods, skipped=skipped, solver=solver,
+                                 max_conflicts=None if explicit else DEFAULT_RUN_CONFLICTS)
         except TooLargeError:
             if explicit:
                 raise

@@ -20,7 +20,7 @@ Method, for the z-cells A = (M == z):
 The rectangles (over the input's own indices) are the upper certificate. The lower side is
 ``"rank"`` or ``"fooling set"`` when that bound equals the value (the checker recomputes it), else
 ``"solver proof"``: CaDiCaL's DRAT proof that the CNF for value - 1 rectangles is unsatisfiable,
-kept (up to ``drat.MAX_PROOF_LINES`` lines) and re-checked by :mod:`.drat` against the CNF rebuilt
+kept (up to ``drat.MAX_PROOF_LINES`` = 20 000 lines) and re-checked by :mod:`.drat` against the CNF rebuilt
 from the matrix; or ``"solver-proved"`` where the backend gives no proof (CP-SAT, z3): the named
 solver found no value - 1 and nothing re-checks it.
 
@@ -99,7 +99,8 @@ class RectangleNumberResult:
         return self.rectangles
 
 
-def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "auto"):
+def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "auto",
+                     max_conflicts: int | None = None):
     """χ_colour (``kind="partition"``) or C^colour (``kind="cover"``) of a matrix, certified.
 
     Parameters
@@ -110,6 +111,8 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
     solver : str, optional
         ``"auto"`` (default: the first installed of :data:`~commcomp.matrix.solvers.SOLVERS`, else
         the branch and bound), ``"search"`` (the branch and bound), or a backend name.
+    max_conflicts : int, optional
+        The solver's conflict budget per call (default ``solvers.MAX_CONFLICTS``).
 
     Returns
     -------
@@ -174,7 +177,7 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
             t0 = time.perf_counter()
             proof: list = []
             found = find_rectangles(red, k, exact=kind == "partition", fixed=fooling, solver=backend,
-                                    proof=proof)
+                                    proof=proof, max_conflicts=max_conflicts)
             steps.append((k, found is not None, time.perf_counter() - t0))
             if found is None:
                 refuted = (k, proof)
@@ -201,7 +204,8 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
                                  tuple(steps), kept)
 
 
-def partition_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumberResult:
+def partition_number_1(matrix, *, solver: str | None = "auto",
+                       max_conflicts: int | None = None) -> RectangleNumberResult:
     """χ₁: fewest 1-rectangles partitioning the 1-cells (see :func:`rectangle_number`).
 
     Examples
@@ -210,10 +214,11 @@ def partition_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumbe
     >>> partition_number_1(1 - np.eye(4, dtype=int)).value   # NOT-EQUALITY on 2 bits
     4
     """
-    return rectangle_number(matrix, True, kind="partition", solver=solver)
+    return rectangle_number(matrix, True, kind="partition", solver=solver, max_conflicts=max_conflicts)
 
 
-def partition_number_0(matrix, *, solver: str | None = "auto") -> RectangleNumberResult:
+def partition_number_0(matrix, *, solver: str | None = "auto",
+                       max_conflicts: int | None = None) -> RectangleNumberResult:
     """χ₀: fewest 0-rectangles partitioning the 0-cells (see :func:`rectangle_number`).
 
     Examples
@@ -222,10 +227,11 @@ def partition_number_0(matrix, *, solver: str | None = "auto") -> RectangleNumbe
     >>> partition_number_0(np.eye(4, dtype=int)).value
     4
     """
-    return rectangle_number(matrix, False, kind="partition", solver=solver)
+    return rectangle_number(matrix, False, kind="partition", solver=solver, max_conflicts=max_conflicts)
 
 
-def cover_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumberResult:
+def cover_number_1(matrix, *, solver: str | None = "auto",
+                   max_conflicts: int | None = None) -> RectangleNumberResult:
     """C¹: fewest 1-rectangles covering the 1-cells; ``result.bits`` is N¹(f).
 
     Examples
@@ -235,10 +241,11 @@ def cover_number_1(matrix, *, solver: str | None = "auto") -> RectangleNumberRes
     >>> res.value, res.bits   # fewest k with binomial(k, k // 2) >= 4 (for 3 bits: 5, not 2 * 3)
     (4, 2)
     """
-    return rectangle_number(matrix, True, kind="cover", solver=solver)
+    return rectangle_number(matrix, True, kind="cover", solver=solver, max_conflicts=max_conflicts)
 
 
-def cover_number_0(matrix, *, solver: str | None = "auto") -> RectangleNumberResult:
+def cover_number_0(matrix, *, solver: str | None = "auto",
+                   max_conflicts: int | None = None) -> RectangleNumberResult:
     """C⁰: fewest 0-rectangles covering the 0-cells; ``result.bits`` is N⁰(f).
 
     Examples
@@ -247,7 +254,7 @@ def cover_number_0(matrix, *, solver: str | None = "auto") -> RectangleNumberRes
     >>> cover_number_0(np.eye(4, dtype=int)).value
     4
     """
-    return rectangle_number(matrix, False, kind="cover", solver=solver)
+    return rectangle_number(matrix, False, kind="cover", solver=solver, max_conflicts=max_conflicts)
 
 
 def _rank(a: np.ndarray) -> int:

@@ -34,7 +34,7 @@ __all__ = ["SOLVERS", "DEFAULT_SOLVER", "MAX_CONFLICTS", "SolverBackend", "avail
            "rectangle_cnf", "find_rectangles"]
 
 DEFAULT_SOLVER = "cadical"
-MAX_CONFLICTS = 5_000_000  # per solver call; past it, TooLargeError
+MAX_CONFLICTS = 300_000  # per solver call (seconds, not minutes); past it, TooLargeError
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ def rectangle_cnf(ones: np.ndarray, k: int, *, exact: bool, fixed: Sequence[tupl
 
 
 def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int]] = (),
-                    solver: str = DEFAULT_SOLVER, max_conflicts: int = MAX_CONFLICTS,
+                    solver: str = DEFAULT_SOLVER, max_conflicts: int | None = None,
                     proof: list | None = None):
     """k all-ones rectangles covering (``exact``: partitioning) the 1-cells of ``ones``, or None.
 
@@ -206,8 +206,9 @@ def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int
         pass a checked one).
     solver : str
         A key of :data:`SOLVERS`.
-    max_conflicts : int
-        The solver's conflict budget (deterministic, unlike a time limit).
+    max_conflicts : int, optional
+        The solver's conflict budget (deterministic, unlike a time limit); default
+        :data:`MAX_CONFLICTS`.
     proof : list, optional
         When given and the backend can (``gives_proof``), an UNSAT answer puts the solver's DRAT
         proof lines for :func:`rectangle_cnf` ``(ones, k, exact, fixed)`` into this list
@@ -235,6 +236,7 @@ def find_rectangles(ones, k: int, *, exact: bool, fixed: Sequence[tuple[int, int
         raise InvalidParameterError(f"k must be >= 1, got {k}")
     clauses, nvars, row_var, col_var = rectangle_cnf(ones, k, exact=exact, fixed=fixed)
     backend = SOLVERS[solver]
+    max_conflicts = MAX_CONFLICTS if max_conflicts is None else int(max_conflicts)
     want = proof is not None and backend.gives_proof
     true, lines = backend.solve(clauses, nvars, max_conflicts, want)
     if true is None:
