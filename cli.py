@@ -890,16 +890,24 @@ def add_construct(sub):
 # --------------------------------------------------------------------------------------------
 def cmd_matrix(args):
     from commcomp.errors import InvalidParameterError
-    from commcomp.matrix import measure_problem
+    from commcomp.matrix import measure, measure_problem
+    from commcomp.matrix.matrix_file import load_matrix
     from commcomp.problems import get_problem
 
-    problem = get_problem(args.problem)
-    if args.n < 1:
-        raise InvalidParameterError(f"matrix: n must be >= 1, got {args.n}")
-    if args.n > args.max_n:
-        raise InvalidParameterError(f"matrix: n = {args.n} is too large for exact measures (limit n <= "
-                                    f"{args.max_n}: the matrix has 2^n x 2^n cells)")
-    report = measure_problem(problem, args.n, measures=args.measure)
+    if (args.matrix is None) == (args.problem is None):
+        raise InvalidParameterError("matrix: give a problem with --n, or --matrix FILE (not both)")
+    if args.matrix is not None:
+        problem, report = None, measure(load_matrix(args.matrix), args.measure, solver=args.solver)
+    else:
+        problem = get_problem(args.problem)
+        if args.n is None:
+            raise InvalidParameterError("matrix: a problem needs --n")
+        if args.n < 1:
+            raise InvalidParameterError(f"matrix: n must be >= 1, got {args.n}")
+        if args.n > args.max_n:
+            raise InvalidParameterError(f"matrix: n = {args.n} is too large for exact measures (limit n <= "
+                                        f"{args.max_n}: the matrix has 2^n x 2^n cells)")
+        report = measure_problem(problem, args.n, measures=args.measure, solver=args.solver)
     payload = report.to_json()
     payload["labels"] = dict(report.labels)
     payload["checks"] = [{"measure": c.measure, "ok": c.ok, "detail": c.detail} for c in report.checks]
@@ -908,31 +916,38 @@ def cmd_matrix(args):
     def table():
         rows = []
         for field in ("distinct_rows", "one_way_bits", "rank_rational", "rank_gf2", "log_rank_bound",
-                      "fooling_set_size", "deterministic_cc", "partition_number"):
+                      "fooling_set_size", "deterministic_cc", "partition_number", "partition_number_1",
+                      "partition_number_0", "cover_number_1", "cover_number_0", "nondeterministic_cc",
+                      "conondeterministic_cc"):
             value = payload.get(field)
             if value is None:
                 continue
             rows.append([field, value, report.labels.get(field, "")])
-        known = [[f.measure, f.relation + " " + str(f.expression), f"{f.source} {f.tag}"]
-                 for f in problem.complexity()]
         checks = [[c.measure, "ok" if c.ok else "FAILED", c.detail] for c in report.checks]
-        out = [rich_table(f"{problem.name}, n = {args.n}: {payload['rows']} x {payload['cols']} matrix",
+        title = (f"{problem.name}, n = {args.n}" if problem is not None else args.matrix)
+        out = [rich_table(f"{title}: {payload['rows']} x {payload['cols']} matrix",
                           ["measure", "value", "what it is"], rows),
                rich_table("certificates, re-checked independently", ["measure", "check", "detail"], checks)]
         if report.skipped:
             out.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in dict(report.skipped).items()))
-        out.append(rich_table("known complexity (catalogue)", ["measure", "value", "source"], known))
+        if problem is not None:
+            known = [[f.measure, f.relation + " " + str(f.expression), f"{f.source} {f.tag}"]
+                     for f in problem.complexity()]
+            out.append(rich_table("known complexity (catalogue)", ["measure", "value", "source"], known))
         return out
 
     emit(args, payload, table)
 
 
 def add_matrix(sub):
-    p = sub.add_parser("matrix", help="exact measures of a small problem, each with its certificate")
-    p.add_argument("problem", help="index, disjointness, equality, inner-product, greater-than")
-    p.add_argument("--n", type=int, required=True, help="input bits per party (small: the matrix is 2^n x 2^n)")
-    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition"],
+    p = sub.add_parser("matrix", help="exact measures of a small problem or 0/1 matrix, each with its certificate")
+    p.add_argument("problem", nargs="?", help="index, disjointness, equality, inner-product, greater-than")
+    p.add_argument("--n", type=int, help="input bits per party (small: the matrix is 2^n x 2^n)")
+    p.add_argument("--matrix", metavar="FILE", help="your own 0/1 matrix instead (.npy, .csv or whitespace text)")
+    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition", "cover"],
                    help="which measures (default: all that fit their size limits)")
+    p.add_argument("--solver", default="auto", choices=["auto", "search", "cadical", "cpsat", "z3"],
+                   help="for partition and cover numbers (default auto: CaDiCaL if installed, else branch and bound)")
     p.add_argument("--max-n", type=int, default=14, help=argparse.SUPPRESS)
     _common(p)
     p.set_defaults(func=cmd_matrix)

@@ -2,6 +2,8 @@
 baseline timed in the same run.
 
 Run:  python benchmarks/bench_matrix.py [--budget 10] [--only rank_q,rank_gf2]
+      python benchmarks/bench_matrix.py --suite solvers|hard10|sizes|boofun|all   (partition and
+      cover numbers by the solver: see benchmarks/bench_matrix_hard.py)
 
 For each measure, n grows from 1 until one call takes longer than the budget (each call runs in its
 own process, killed at the budget; the matrix is built before the clock starts) or the measure
@@ -207,7 +209,17 @@ def main():
     ap.add_argument("--budget", type=float, default=10.0, help="seconds per call (default 10)")
     ap.add_argument("--n-max", type=int, default=14)
     ap.add_argument("--only", default="", help="comma-separated series names")
+    ap.add_argument("--suite", choices=["classic", "solvers", "hard10", "sizes", "boofun", "all"],
+                    default="classic", help="classic: the series below; the others: bench_matrix_hard")
     args = ap.parse_args()
+    if args.suite != "classic":
+        import sys
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bench_matrix_hard import run
+
+        run(args.suite, args.budget)
+        return
     only = set(filter(None, args.only.split(",")))
     print(f"# budget {args.budget:g} s per call; {os.cpu_count()} CPUs; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")

@@ -14,7 +14,12 @@ matrix by a method other than the one that found it:
 * fooling set: the cells hold the claimed value and every pair fools each other;
 * protocol tree: run on the whole matrix, every leaf's rectangle holds the leaf's value, and the
   depth is the claimed D;
-* partition: the rectangles are monochromatic and cover every cell exactly once.
+* partition: the rectangles are monochromatic and cover every cell exactly once;
+* partition / cover numbers of one colour z (χ_z, C^z): the rectangles hold only z-cells and cover
+  every z-cell exactly once (partition) or at least once (cover); the fooling set's cells hold z and
+  pairwise fool; the lower side is recomputed (rank over Q by Bareiss, or the fooling set's size),
+  or the solver's DRAT proof that value - 1 rectangles cannot do is checked (:mod:`.drat`) on the
+  CNF rebuilt from the matrix; where it rests on a solver without a proof the check says which.
 
 Where a lower side rests on the rank bound (D(f), partition number), the ranks are recomputed over Q
 with fraction-free (Bareiss) elimination on Python integers; where it rests on the search alone, the
@@ -37,9 +42,12 @@ import numpy as np
 import sympy
 
 from ._modp import PRIMES, integer_product_equals, lu_mod_p, matmul_mod
-from .build import as_matrix, ceil_log2
+from .build import as_matrix, ceil_log2, reduce_matrix
+from .drat import check_drat
+from .solvers import rectangle_cnf
 from .fooling import FoolingSetResult
 from .partition import PartitionResult
+from .rectangles import RectangleNumberResult
 from .protocol_tree import ProtocolLeaf, ProtocolNode, ProtocolTreeResult
 from .rank import RankResult
 from .rows import DistinctRowsResult
@@ -73,7 +81,8 @@ def check_certificate(result, matrix) -> CertificateCheck:
 
     Parameters
     ----------
-    result : DistinctRowsResult, RankResult, FoolingSetResult, ProtocolTreeResult or PartitionResult
+    result : DistinctRowsResult, RankResult, FoolingSetResult, ProtocolTreeResult, PartitionResult
+        or RectangleNumberResult
     matrix : (R, C) 0/1 array the result was computed from
 
     Returns
@@ -83,7 +92,7 @@ def check_certificate(result, matrix) -> CertificateCheck:
     """
     m = as_matrix(matrix)
     checks = {DistinctRowsResult: _rows, FoolingSetResult: _fooling, ProtocolTreeResult: _tree,
-              PartitionResult: _partition}
+              PartitionResult: _partition, RectangleNumberResult: _rectangle_number}
     if isinstance(result, RankResult):
         fn = _rank_q if result.field == "Q" else _rank_gf2
     else:
@@ -209,7 +218,10 @@ def _tree(res: ProtocolTreeResult, m: np.ndarray) -> str:
     depth, leaves = _walk(res.tree, m, np.arange(m.shape[0]), np.arange(m.shape[1]))
     _require(depth == res.deterministic_cc, f"tree depth {depth} differs from D = {res.deterministic_cc}")
     _require(leaves == res.leaves, "leaf count")
-    lower = _lower_side(m, res.deterministic_cc, res.lower_bound_by, log=True)
+    if res.lower_bound_by == "partition number":
+        lower = _partition_side(res, m)
+    else:
+        lower = _lower_side(m, res.deterministic_cc, res.lower_bound_by, log=True)
     return f"the tree computes M on every cell with depth {depth}; {lower}"
 
 
@@ -239,6 +251,69 @@ def _partition(res: PartitionResult, m: np.ndarray) -> str:
     _require(len(res.rectangles) == res.partition_number, "count differs from partition_number")
     lower = _lower_side(m, res.partition_number, res.lower_bound_by, log=False)
     return f"{res.partition_number} disjoint monochromatic rectangles cover M; {lower}"
+
+
+def _rectangle_number(res: RectangleNumberResult, m: np.ndarray) -> str:
+    z, value = res.colour, res.value
+    cells = m == z
+    count = np.zeros(m.shape, dtype=np.int64)
+    for rect in res.rectangles:
+        rs, cs = list(rect.rows), list(rect.cols)
+        _require(rs and cs and rect.value == z, "empty rectangle or one of the other colour")
+        _require(np.all(cells[np.ix_(rs, cs)]), f"a rectangle holds a cell that is not {int(z)}")
+        np.add.at(count, np.ix_(rs, cs), 1)
+    covered = np.all(count[cells] == 1) if res.kind == "partition" else np.all(count[cells] >= 1)
+    _require(covered, f"the rectangles do not {res.kind} the {int(z)}-cells")
+    _require(len(res.rectangles) == value, "count differs from the value")
+    fool = np.asarray(res.fooling_set, dtype=np.int64).reshape(-1, 2)
+    if len(fool):
+        x, y = fool[:, 0], fool[:, 1]
+        _require(np.all(cells[x, y]), f"a fooling cell is not {int(z)}")
+        cross = cells[np.ix_(x, y)]
+        clash = cross & cross.T
+        np.fill_diagonal(clash, False)
+        _require(not clash.any() and len({tuple(c) for c in fool.tolist()}) == len(fool),
+                 "the fooling cells do not pairwise fool")
+    lower = len(fool)
+    if res.kind == "partition" and cells.any():
+        red = np.unique(np.unique(cells, axis=0).T, axis=0)
+        # rank mod a prime is at most the rank over Q, so beyond Bareiss's size it still proves it
+        lower = max(lower, rank_over_q_bareiss(red) if red.size <= 4096 else
+                    len(lu_mod_p(red.astype(np.float64), PRIMES[1])[0]))
+    _require(lower >= res.lower_bound, f"the stated lower bound {res.lower_bound} is not reached")
+    what = f"{value} {int(z)}-rectangles {res.kind} the {int(z)}-cells"
+    if res.lower_bound_by == "solver proof":
+        return f"{what}; minimal: {_refutation(res, m)}"
+    if res.lower_bound_by in ("rank", "fooling set", "empty"):
+        _require(lower >= value, f"the {res.lower_bound_by} bound {lower} does not reach {value}")
+        return f"{what}; minimal: {res.lower_bound_by} bound {lower} re-computed"
+    return (f"{what}; lower bound {lower} re-checked (rank / fooling set); the rest, no "
+            f"{value - 1}, is {res.lower_bound_by} by {res.solver} (not re-verified)")
+
+
+def _refutation(res: RectangleNumberResult, m: np.ndarray) -> str:
+    """Rebuild the CNF for value - 1 rectangles from the matrix and check the DRAT proof on it."""
+    red, row_class, col_class = reduce_matrix(m == res.colour, drop_zero=True)
+    fixed = [(int(row_class[i]), int(col_class[j])) for i, j in res.fooling_set]
+    clauses = rectangle_cnf(red, res.value - 1, exact=res.kind == "partition", fixed=fixed)[0]
+    ok, detail = check_drat(clauses, res.proof)
+    _require(ok, f"the DRAT proof of no {res.value - 1} does not check: {detail}")
+    return (f"no {res.value - 1} (the CNF rebuilt from M, with the fooling set fixed; "
+            f"{res.solver}'s DRAT proof re-checked: {detail})")
+
+
+def _partition_side(res: ProtocolTreeResult, m: np.ndarray) -> str:
+    """D >= ceil(log2(χ₁ + χ₀)): the two partition results are checked here too."""
+    parts = {p.measure: p for p in res.partition}
+    _require(set(parts) == {"partition_number_1", "partition_number_0"}, "partition results missing")
+    details = []
+    for p in parts.values():
+        _rectangle_number(p, m)  # raises _Reject when it does not hold
+        details.append({"solver-proved": f"solver-proved by {p.solver}, not re-verified",
+                        "solver proof": "DRAT proof re-checked"}.get(p.lower_bound_by, p.lower_bound_by))
+    chi = sum(p.value for p in parts.values())
+    _require(ceil_log2(chi) >= res.deterministic_cc, f"ceil(log2 {chi}) does not reach D")
+    return f"minimal: D >= ceil(log2 partition number {chi}) (χ₁, χ₀: {'; '.join(details)})"
 
 
 def _lower_side(m: np.ndarray, value: int, how: str, *, log: bool) -> str:

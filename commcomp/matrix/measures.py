@@ -6,7 +6,8 @@ certificate with :func:`~commcomp.matrix.certificates.check_certificate`, and re
 
 Sizes: a measure asked for by name raises TooLargeError when none of its parts fits its limit;
 with the default (every measure) the ones that do not fit are skipped, their fields are None and
-``report.skipped`` says why.
+``report.skipped`` says why; by default the solver's budget per call is also smaller
+(``DEFAULT_RUN_CONFLICTS`` = 50 000 conflicts instead of ``solvers.MAX_CONFLICTS``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .build import as_matrix, problem_matrix
 from .certificates import CertificateCheck, check_certificate
 from .fooling import largest_fooling_set
 from .gf2 import rank_gf2
-from .partition import partition_number
 from .protocol_tree import deterministic_cc
+from .rectangles import cover_number_0, cover_number_1, partition_number_0, partition_number_1
 from .rank import rank_rational
 from .rows import distinct_rows
 from ..errors import InvalidParameterError, TooLargeError, UnknownNameError
@@ -42,12 +43,18 @@ class _MeasureGroup:
         self.functions = functions
 
     def __call__(self, matrix, *, methods: Mapping[str, str] | None = None,
-                 skipped: dict | None = None) -> tuple:
+                 skipped: dict | None = None, solver: str | None = "auto",
+                 max_conflicts: int | None = None) -> tuple:
         m = as_matrix(matrix)
         methods = methods or {}
         out, errors = [], []
         for fn in self.functions:
             kwargs = {"method": methods[fn.__name__]} if fn.__name__ in methods else {}
+            if fn in _TAKES_SOLVER:
+                kwargs.update(solver=solver, max_conflicts=max_conflicts)
+            if fn is deterministic_cc:  # D >= ceil(log2 χ) where the partition numbers ran
+                parts = tuple(r for r in out if r.measure.startswith("partition_number_"))
+                kwargs["partition"] = parts if len(parts) == 2 else ()
             try:
                 out.append(fn(m, **kwargs))
             except TooLargeError as err:
@@ -62,17 +69,25 @@ class _MeasureGroup:
         return f"<matrix measure {self.name}: {', '.join(f.__name__ for f in self.functions)}>"
 
 
+_TAKES_SOLVER = (partition_number_1, partition_number_0, cover_number_1, cover_number_0)
+# with no measures named (every one that fits), each solver call stops sooner: a default report
+# should not spend minutes on one cover number (named explicitly, the full MAX_CONFLICTS applies)
+DEFAULT_RUN_CONFLICTS = 50_000
+
 # name (what users type) -> callable(matrix, *, methods=None) -> tuple of results with certificates
 MEASURES: Mapping[str, _MeasureGroup] = MappingProxyType({
     "rows": _MeasureGroup("rows", distinct_rows),
     "rank": _MeasureGroup("rank", rank_rational, rank_gf2),
     "fooling": _MeasureGroup("fooling", largest_fooling_set),
-    "partition": _MeasureGroup("partition", deterministic_cc, partition_number),
+    "partition": _MeasureGroup("partition", partition_number_1, partition_number_0, deterministic_cc),
+    "cover": _MeasureGroup("cover", cover_number_1, cover_number_0),
 })
 
 JSON_FIELDS = ("problem", "n", "rows", "cols", "distinct_rows", "one_way_bits", "rank_rational",
                "rank_gf2", "log_rank_bound", "fooling_set_size", "fooling_set", "partition_number",
-               "deterministic_cc", "certificates_checked")
+               "partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0",
+               "nondeterministic_cc", "conondeterministic_cc", "deterministic_cc",
+               "certificates_checked")
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,12 @@ class MatrixReport:
     fooling_set: tuple[tuple[int, int], ...] | None = None
     fooling_value: bool | None = None
     partition_number: int | None = None
+    partition_number_1: int | None = None
+    partition_number_0: int | None = None
+    cover_number_1: int | None = None
+    cover_number_0: int | None = None
+    nondeterministic_cc: int | None = None
+    conondeterministic_cc: int | None = None
     deterministic_cc: int | None = None
     certificates_checked: bool = False
     labels: Mapping[str, str] = field(default_factory=dict)
@@ -111,7 +132,7 @@ class MatrixReport:
         --------
         >>> from commcomp.matrix import measure_problem
         >>> sorted(measure_problem("equality", 2, ["rows"]).to_json())[:4]
-        ['certificates_checked', 'cols', 'deterministic_cc', 'distinct_rows']
+        ['certificates_checked', 'cols', 'conondeterministic_cc', 'cover_number_0']
         """
         out = {name: getattr(self, name) for name in JSON_FIELDS}
         if self.fooling_set is not None:
@@ -120,14 +141,16 @@ class MatrixReport:
 
 
 def measure(matrix, names=None, *, problem: str | None = None, n: int | None = None,
-            check: bool = True, methods: Mapping[str, str] | None = None) -> MatrixReport:
+            check: bool = True, methods: Mapping[str, str] | None = None,
+            solver: str | None = "auto") -> MatrixReport:
     """Run exact measures on a matrix and check their certificates.
 
     Parameters
     ----------
     matrix : (R, C) 0/1 array
     names : iterable of str, optional
-        Keys of :data:`MEASURES` (``rows``, ``rank``, ``fooling``, ``partition``); default all.
+        Keys of :data:`MEASURES` (``rows``, ``rank``, ``fooling``, ``partition``, ``cover``);
+        default all.
     problem, n : optional
         Recorded in the report (``to_json`` carries them).
     check : bool
@@ -135,6 +158,10 @@ def measure(matrix, names=None, *, problem: str | None = None, n: int | None = N
     methods : mapping, optional
         ``{function name: method}``, e.g. ``{"rank_rational": "bareiss", "largest_fooling_set":
         "greedy"}``.
+    solver : str, optional
+        For the partition and cover numbers: ``"auto"`` (default: the installed solver, else
+        branch and bound), ``"search"`` (branch and bound) or a name in
+        :data:`~commcomp.matrix.solvers.SOLVERS`.
 
     Returns
     -------
@@ -166,7 +193,8 @@ def measure(matrix, names=None, *, problem: str | None = None, n: int | None = N
     results, skipped = [], {}
     for name in names:
         try:
-            got = MEASURES[name](m, methods=methods, skipped=skipped)
+            got = MEASURES[name](m, methods=methods, skipped=skipped, solver=solver,
+                                 max_conflicts=None if explicit else DEFAULT_RUN_CONFLICTS)
         except TooLargeError:
             if explicit:
                 raise
@@ -174,6 +202,7 @@ def measure(matrix, names=None, *, problem: str | None = None, n: int | None = N
         for res in got:
             results.append(res)
             _record(res, values, labels)
+    _combine(values, labels)
     checks = tuple(check_certificate(res, m) for res in results) if check else ()
     return MatrixReport(problem=problem, n=n, rows=m.shape[0], cols=m.shape[1], **values,
                         certificates_checked=bool(checks) and all(checks),
@@ -200,9 +229,22 @@ def _record(res, values: dict, labels: dict) -> None:
     elif kind == "deterministic_cc":
         values.update(deterministic_cc=res.deterministic_cc)
         labels.update(deterministic_cc=res.label)
-    elif kind == "partition_number":
-        values.update(partition_number=res.partition_number)
-        labels.update(partition_number=res.label)
+    elif kind in ("partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0"):
+        values[kind] = res.value
+        labels[kind] = res.label
+        labels[kind + "_solver"] = res.solver
+        if kind.startswith("cover"):
+            field_name = "nondeterministic_cc" if res.colour else "conondeterministic_cc"
+            values[field_name] = res.bits
+            labels[field_name] = f"exact: ceil(log2 {kind})"
+
+
+def _combine(values: dict, labels: dict) -> None:
+    """χ = χ₁ + χ₀: a partition of M splits into one of its 1-cells and one of its 0-cells."""
+    if values.get("partition_number_1") is not None and values.get("partition_number_0") is not None:
+        values["partition_number"] = values["partition_number_1"] + values["partition_number_0"]
+        labels["partition_number"] = (f"exact: partition_number_1 + partition_number_0 = "
+                                      f"{values['partition_number_1']} + {values['partition_number_0']}")
 
 
 def measure_problem(problem, n: int, measures=None, **kwargs) -> MatrixReport:

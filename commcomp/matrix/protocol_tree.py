@@ -88,16 +88,19 @@ class ProtocolTreeResult:
 
     deterministic_cc: int
     rank_bound: int  # ceil(log2(rank(M) + rank(J - M))), ranks mod a prime
-    lower_bound_by: str  # "rank": the rank bound equals D; "search": iterative deepening refuted D - 1
+    lower_bound_by: str  # "rank": the rank bound equals D; "search": iterative deepening refuted D - 1;
+    # "partition number": D = ceil(log2(χ₁ + χ₀)), the two results in ``partition``
     tree: ProtocolTree
     leaves: int
     search_nodes: int
     method: str = "search"
     measure: str = "deterministic_cc"
+    partition: tuple = ()  # (χ₁ result, χ₀ result) when their bound was used
 
     @property
     def label(self) -> str:
-        how = "rank bound met" if self.lower_bound_by == "rank" else "exhaustive search"
+        how = {"rank": "rank bound met", "search": "exhaustive search",
+               "partition number": "ceil(log2 partition number) met"}[self.lower_bound_by]
         return f"exact: D(f) by protocol-tree search ({how}; the tree is the certificate)"
 
     @property
@@ -121,7 +124,8 @@ def rank_sum_bound(matrix) -> int:
     return ceil_log2(_rank(m) + _rank(~m))
 
 
-def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NODES) -> ProtocolTreeResult:
+def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NODES,
+                     partition: tuple = ()) -> ProtocolTreeResult:
     """The exact deterministic complexity D(f) of a tiny matrix, with an optimal protocol tree.
 
     Parameters
@@ -132,6 +136,10 @@ def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NOD
         the rank bound (see the module docstring).
     max_nodes : int
         Search budget; past it, TooLargeError.
+    partition : tuple, optional
+        The χ₁ and χ₀ results (:mod:`.rectangles`) of this matrix: the leaves of a tree partition
+        M, so ``D >= ceil(log2(χ₁ + χ₀))``, which starts the deepening where it beats the rank
+        bound (and admits more than :data:`MAX_SIDE` distinct rows when it meets the protocol).
 
     Returns
     -------
@@ -166,16 +174,21 @@ def deterministic_cc(matrix, *, method: str = "search", max_nodes: int = MAX_NOD
     canon = _canon(red)[0]
     top = search.entry(canon)
     bound = search.lower(canon, top)
-    if large and bound < top.hi:
+    if partition and sorted(p.measure for p in partition) != ["partition_number_0", "partition_number_1"]:
+        raise InvalidParameterError("partition: pass the partition_number_1 and _0 results")
+    chi_bound = ceil_log2(sum(res.value for res in partition)) if partition else 0
+    top.lo = max(top.lo, chi_bound)
+    if large and max(bound, chi_bound) < top.hi:
         raise TooLargeError(f"{where}; the rank bound {bound} is below the index protocol's "
                             f"{top.hi}, and the search is limited to {MAX_SIDE} of each")
-    depth = bound
+    depth = max(bound, chi_bound)
     while depth < top.hi and not search.fits(canon, depth):
         depth += 1
     tree = search.build(m, np.arange(m.shape[0]), np.arange(m.shape[1]), depth)
-    return ProtocolTreeResult(deterministic_cc=depth, rank_bound=bound,
-                              lower_bound_by="rank" if depth == bound else "search", tree=tree,
-                              leaves=tree_leaves(tree), search_nodes=search.nodes)
+    by = "rank" if depth == bound else "partition number" if depth == chi_bound else "search"
+    return ProtocolTreeResult(deterministic_cc=depth, rank_bound=bound, lower_bound_by=by, tree=tree,
+                              leaves=tree_leaves(tree), search_nodes=search.nodes,
+                              partition=tuple(partition) if by == "partition number" else ())
 
 
 def _rank(a: np.ndarray) -> int:

@@ -10,17 +10,20 @@ import pytest
 from commcomp.errors import TooLargeError, UnknownNameError
 from commcomp.matrix import (JSON_FIELDS, MEASURES, check_certificate, measure, measure_problem,
                              problem_matrix)
+from commcomp.matrix.solvers import available_solvers
 from commcomp.problems import get_problem
 
 PROBLEMS = ["index", "equality", "disjointness", "inner-product", "greater-than"]
 DESIGN_FIELDS = {"problem", "n", "rows", "cols", "distinct_rows", "one_way_bits", "rank_rational",
                  "rank_gf2", "log_rank_bound", "fooling_set_size", "fooling_set", "partition_number",
+                 "partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0",
                  "deterministic_cc", "certificates_checked"}
+EXTRA_FIELDS = {"nondeterministic_cc", "conondeterministic_cc"}  # ceil(log2 C1), ceil(log2 C0)
 
 
 def test_registry_names():
-    assert list(MEASURES) == ["rows", "rank", "fooling", "partition"]
-    assert set(JSON_FIELDS) == DESIGN_FIELDS
+    assert list(MEASURES) == ["rows", "rank", "fooling", "partition", "cover"]
+    assert set(JSON_FIELDS) == DESIGN_FIELDS | EXTRA_FIELDS
     got = MEASURES["rank"](problem_matrix("equality", 2))
     assert [r.measure for r in got] == ["rank_rational", "rank_gf2"]
 
@@ -30,7 +33,7 @@ def test_registry_names():
 def test_report_agrees_with_known_complexity(name, n):
     rep = measure_problem(name, n)
     out = rep.to_json()
-    assert set(out) == DESIGN_FIELDS
+    assert set(out) == DESIGN_FIELDS | EXTRA_FIELDS
     json.dumps(out)  # JSON-ready
     prob = get_problem(name)
     assert out["problem"] == prob.name and out["n"] == n and rep.certificates_checked
@@ -39,26 +42,32 @@ def test_report_agrees_with_known_complexity(name, n):
     assert out["log_rank_bound"] <= out["deterministic_cc"]
     assert out["fooling_set_size"] == len(out["fooling_set"])
     assert 2 ** out["deterministic_cc"] >= out["partition_number"] >= out["rank_rational"]
+    assert out["partition_number"] == out["partition_number_1"] + out["partition_number_0"]
+    if available_solvers():  # without one, the covers' fallback stops at 40 cells
+        assert out["cover_number_1"] <= out["partition_number_1"]
+        assert out["cover_number_0"] <= out["partition_number_0"]
+        assert out["nondeterministic_cc"] <= out["deterministic_cc"]
     assert all(rep.labels[k] for k in ("one_way_bits", "rank_rational", "fooling_set_size",
                                        "partition_number", "deterministic_cc"))
 
 
 def test_too_large_parts_are_skipped_by_default_and_raise_when_asked_for():
-    rep = measure_problem("disjointness", 6)
-    assert rep.deterministic_cc == 7 and rep.partition_number is None  # D: rank bound met
-    assert set(rep.skipped) == {"partition_number"}
+    rep = measure_problem("disjointness", 6)  # the partition numbers meet the rank bound: no search
+    assert rep.deterministic_cc == 7 and rep.partition_number == 64 + 63
+    assert rep.cover_number_1 == 64 and rep.cover_number_0 is None
+    assert set(rep.skipped) == {"cover_number_0"}  # 63 x 63, fooling set below the trivial cover
     assert rep.rank_rational == 64 and rep.fooling_set_size == 64 and rep.certificates_checked
     rep = measure_problem("disjointness", 9)
-    assert rep.deterministic_cc is None and set(rep.skipped) == {"deterministic_cc", "partition_number"}
-    with pytest.raises(TooLargeError, match="limit"):
-        measure_problem("disjointness", 9, ["partition"])
-    rep = measure_problem("disjointness", 4, ["partition"])  # D fits, the partition number does not
-    assert rep.deterministic_cc == 5 and rep.partition_number is None
+    assert rep.deterministic_cc is None and set(rep.skipped) == {"deterministic_cc", "cover_number_0"}
+    with pytest.raises(TooLargeError, match="limit"):  # neither cover number fits: raised
+        measure(np.random.default_rng(0).random((70, 70)) < 0.5, ["cover"])
+    rep = measure_problem("disjointness", 7, ["cover"])  # C1 = 128 by the fooling set; C0 too large
+    assert rep.cover_number_1 == 128 and rep.cover_number_0 is None and rep.partition_number is None
     assert rep.rank_rational is None and rep.to_json()["fooling_set"] is None
 
 
 def test_unknown_measure_and_user_matrices():
-    with pytest.raises(UnknownNameError, match="known: rows, rank, fooling, partition"):
+    with pytest.raises(UnknownNameError, match="known: rows, rank, fooling, partition, cover"):
         measure(np.eye(2, dtype=bool), ["volume"])
     m = np.array([[1, 0, 1], [0, 1, 1]], dtype=bool)
     rep = measure(m, methods={"rank_rational": "bareiss", "largest_fooling_set": "greedy"})
@@ -71,7 +80,8 @@ def test_unknown_measure_and_user_matrices():
 
 
 MODULES = ["build", "rows", "rank", "gf2", "fooling", "protocol_tree", "partition", "certificates",
-           "measures", "_modp", "__init__"]
+           "measures", "_modp", "__init__", "rectangles", "solvers", "generators", "drat",
+           "matrix_file"]
 
 
 @pytest.mark.parametrize("module", MODULES)
