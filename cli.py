@@ -19,7 +19,31 @@ from typing import Callable
 
 import numpy as np
 
-from commcomp.errors import CommcompError
+_PACKAGES = ("commcomp", "models", "reductions")
+
+
+def _unshadow_packages() -> None:
+    """Drop a console script's own folder from the front of ``sys.path`` when it shadows a package.
+
+    Python puts the folder of the running script first on ``sys.path``. For the ``commcomp``
+    console script that is the environment's ``bin/``, where python-sat (the ``solver`` extra)
+    installs a script named ``models.py``: left there, ``import models.constructions`` fails with
+    "'models' is not a package".
+    """
+    first = os.path.abspath(sys.path[0]) if sys.path and sys.path[0] else None
+    script_dir = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else None
+    if first is None or first != script_dir or first == os.path.dirname(os.path.abspath(__file__)):
+        return
+    if any(os.path.exists(os.path.join(first, f"{name}.py")) for name in _PACKAGES):
+        sys.path.pop(0)
+        for name in _PACKAGES:
+            if name in sys.modules and not hasattr(sys.modules[name], "__path__"):
+                del sys.modules[name]
+
+
+_unshadow_packages()
+
+from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
 
 EXIT_BAD_INPUT = 2
 
