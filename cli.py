@@ -658,9 +658,9 @@ def _simulate_view(out):
     inputs = Text(f"x = {out['x']}   (Alice)\ny = {out['y']}   (Bob)")
     tokens, marks, legend = _sequence_view(out)
     msg_rows = [[str(i + 1), f"{r['sender']} -> {r['receiver']}", r.get("label", ""), str(r["bits"]),
-                 r["hex"] if len(r["hex"]) <= 19 else r["hex"][:16] + "...", _numbers_text(r["numbers"])]
+                 r["hex"] if len(r["hex"]) <= 32 else r["hex"][:16] + "...", _numbers_text(r["numbers"])]
                 for i, r in enumerate(out["rounds"])]
-    cut = any(len(r["hex"]) > 19 for r in out["rounds"])
+    cut = any(len(r["hex"]) > 32 for r in out["rounds"])
     messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
                                                         "decoded numbers"], msg_rows,
                           caption="hex: first 16 digits; every bit in --format json" if cut else None)
