@@ -100,6 +100,10 @@ def check_destinations(args) -> None:
         require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
 
 
+def _terminal_columns() -> int:
+    return int(os.environ.get("COLUMNS", "160"))
+
+
 def render_rich(renderables) -> str:
     """Render rich objects to a string (colour only when printing to a terminal)."""
     from rich.console import Console
@@ -108,10 +112,10 @@ def render_rich(renderables) -> str:
     items = renderables if isinstance(renderables, (list, tuple)) else [renderables]
     probe = Console(file=io.StringIO(), width=10_000)  # never narrower than the longest word of a column
     need = max([probe.measure(r).minimum for r in items] + [1])
-    console = Console(file=buffer, width=max(need, int(os.environ.get("COLUMNS", "160"))),
+    console = Console(file=buffer, width=max(need, _terminal_columns()),
                       force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
     for r in items:
-        console.print(r)
+        console.print(r, crop=False)  # a line rich cannot fit shows whole, never cut at the edge
     return buffer.getvalue()
 
 
@@ -119,11 +123,15 @@ def rich_table(title: str, columns: list[str], rows: list[list], caption: str | 
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False)
-    from commcomp.tables import longest_words
+    from commcomp.tables import fit_widths, longest_lines, longest_words
 
-    for c, longest in zip(columns, longest_words(columns, rows)):  # wrap at spaces, never inside a word
-        table.add_column(escape(c), overflow="fold", min_width=longest)
+    table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False,
+                  min_width=max(longest_words([title, caption or ""], [])))  # title words are never split
+    text = [[str(v) if hasattr(v, "__rich__") or hasattr(v, "__rich_console__") else v for v in r] for r in rows]
+    widths = fit_widths(longest_words(columns, text), longest_lines(columns, text),
+                        _terminal_columns() - 3 * len(columns) - 1)  # borders and padding: 3 a column, 1 edge
+    for c, width in zip(columns, widths):  # wrap at spaces, never inside a word
+        table.add_column(escape(c), overflow="fold", width=width)
     for r in rows:
         table.add_row(*[v if hasattr(v, "__rich__") or hasattr(v, "__rich_console__")
                         else escape("" if v is None else str(v)) for v in r])
@@ -252,15 +260,18 @@ def _list_rows(what: str):
 
 
 def cmd_list(args):
-    rows, columns = _list_rows(args.what)
-    emit(args, rows, lambda: rich_table(f"commcomp {args.what}", columns,
-                                        [[", ".join(r[c]) if isinstance(r[c], list) else r[c] for c in columns]
-                                         for r in rows]))
+    from commcomp.listing import list_text
+
+    rows, _ = _list_rows(args.what)
+    if args.format == "json":
+        return emit(args, rows, None)
+    write_output(list_text(args.what, rows, wide=args.wide), args.out)
 
 
 def add_list(sub):
     p = sub.add_parser("list", help="what the registries hold")
     p.add_argument("what", choices=["tasks", "archs", "problems", "theorems", "constructions"])
+    p.add_argument("--wide", action="store_true", help="every field in the table (default: one short line per row)")
     _common(p)
     p.set_defaults(func=cmd_list)
 
@@ -296,9 +307,9 @@ def _sweep_spec(args):
                                repeats=args.repeats, name=args.name)
 
 
-def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None, caption=None):
+def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None, caption=None, wide=False):
     from reductions.sweep.operations import OPERATIONS
-    from reductions.sweep.report import cell_text, compact_columns, flatten
+    from reductions.sweep.report import cell_text, compact_columns, fit_columns, flatten
 
     all_columns, records = flatten(rows, order=list(axes))
     op = OPERATIONS.get(operation or (rows[0].operation if rows else ""))
@@ -307,7 +318,21 @@ def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None,
     body = records if limit is None else records[:limit]
     if limit is not None and len(records) > limit:
         caption = f"{caption + '; ' if caption else ''}first {limit} of {len(records)} rows (sweep show DB for all)"
-    return rich_table(title, shown, [[cell_text(r.get(c), 60) for c in shown] for r in body], caption=caption)
+    cells = [[cell_text(r.get(c), 60) for c in shown] for r in body]
+    if not columns and not wide:  # the columns that fit the terminal; the others named in the caption
+        fitted = fit_columns(shown, cells, _terminal_columns())
+        if fitted != shown:
+            caption = (f"{caption + '; ' if caption else ''}not shown: {', '.join(c for c in shown if c not in fitted)}"
+                       " (sweep show DB --wide, --columns or --format csv)")
+            cells = [[row[shown.index(c)] for c in fitted] for row in cells]
+            shown = fitted
+    return rich_table(title, shown, cells, caption=caption)
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the current folder when it lies below it (shorter at 80 columns)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def cmd_sweep_run(args):
@@ -345,7 +370,7 @@ def _sweep_run(args, spec):
         emit(args, {"sweep": spec.name, "operation": spec.operation, "db": db, "points": points},
              lambda: rich_table(f"sweep {spec.name}: {spec.operation}, {len(points)} points (dry run)",
                                 ["index", "seed"] + axes, [[p[c] for c in ["index", "seed"] + axes] for p in points],
-                                caption=f"database: {db}"))
+                                caption=f"database: {_shown_path(db)}"))
         return
     with progress(0, f"sweep {spec.name}") as bar:
         task = bar.add_task(f"sweep {spec.name}", total=None)
@@ -374,7 +399,7 @@ def _sweep_run(args, spec):
         ran = (ran if summary.ran else f"ran 0, skipped {summary.skipped} already done") + (
             f"; {summary.busy} being computed by another run ({', '.join(summary.busy_runners) or 'now ended'}), "
             "which records them")
-    totals = f"{summary.points} points: {ran}; database {db}"
+    totals = f"{summary.points} points: {ran}; database {_shown_path(db)}"
     columns, records = flatten(rows, order=axes)
     emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
          lambda: [_sweep_table(f"sweep {spec.name}: {spec.operation}", rows, spec.operation, axes,
@@ -424,7 +449,7 @@ def cmd_sweep_show(args):
                             for s in sweeps if not args.sweep or s["name"] == args.sweep)
         write_output(render_rich(_sweep_table(f"sweep results: {args.db}", rows, axes=axes,
                                               columns=chosen or (columns if args.all_columns else None),
-                                              caption=caption or "empty")), args.out)
+                                              caption=caption or "empty", wide=args.wide)), args.out)
     if args.plot:
         from reductions.sweep.plot import plot_sweep
 
@@ -439,11 +464,11 @@ def cmd_sweep_ops(args):
         ok, why = op.availability()
         rows.append({"name": op.name, "available": ok, "wraps": op.wraps.replace(":", ".") or "(diagnostic)",
                      "required": list(op.required), "description": op.description, "why": why})
-    columns = ["name", "available", "wraps", "required", "description"]
-    emit(args, rows, lambda: rich_table("sweep operations", columns,
-                                        [[", ".join(r[c]) if isinstance(r[c], list) else
-                                          ("yes" if r[c] else r["why"]) if c == "available" else r[c]
-                                          for c in columns] for r in rows]))
+    if args.format == "json":
+        return emit(args, rows, None)
+    from reductions.sweep.report import operations_text
+
+    write_output(operations_text(rows, wide=args.wide), args.out)
 
 
 def add_sweep(sub):
@@ -477,10 +502,12 @@ def add_sweep(sub):
     s.add_argument("--status", choices=["ok", "error", "all"], default="all", help="filter rows (default: all)")
     s.add_argument("--columns", help="comma-separated columns to show or export")
     s.add_argument("--all-columns", action="store_true", help="every column in table/markdown output")
+    s.add_argument("--wide", action="store_true", help="every headline column, past the terminal's width")
     s.add_argument("--plot", metavar="FILE", help="draw the usual pictures into FILE")
     _common(s, formats=("table", "json", "csv", "markdown"))
     s.set_defaults(func=cmd_sweep_show)
     o = ss.add_parser("ops", help="the operations a sweep can run, and which are available")
+    o.add_argument("--wide", action="store_true", help="descriptions too (default: one short line per row)")
     _common(o)
     o.set_defaults(func=cmd_sweep_ops)
 
@@ -538,14 +565,16 @@ def _emit_computed_bounds(args):
         for n in args.n:
             bound = computed_state_bits(task, n)
             results.append({**bound.to_json(), **catalogue_check(bound, args.precision)})
-    rows = [[r["task"], r["n"], r["length"], r["domain_size"], " ".join(map(str, r["classes_per_cut"])),
-             r["max_state_bits"], _number(r["catalogue_state_bits"]), r["catalogue_theorem"] or "-"]
-            for r in results]
+    from commcomp.bounds.table import TASK_SHORT
+
+    rows = [[TASK_SHORT.get(r["task"], r["task"]), r["n"], r["length"], r["domain_size"],
+             " ".join(map(str, r["classes_per_cut"])), r["max_state_bits"], _number(r["catalogue_state_bits"]),
+             r["catalogue_theorem"] or "-"] for r in results]
     emit(args, results, lambda: rich_table(
         "computed bounds: exact minimum state bits of any recurrent model (Myhill-Nerode classes per cut)",
-        ["task", "n", "N", "inputs", "classes at cuts 1..N-1", "state bits (exact)", "catalogue state bits",
-         "catalogue bound"], rows,
-        "Computed from the task's own ground truth over every input; no reduction, no theorem."))
+        ["task", "n", "N", "inputs", "classes at cuts 1..N-1", "state bits", "bound bits", "catalogue bound"],
+        rows, "state bits: exact, computed from the task's own ground truth over every input (no reduction, "
+        "no theorem); bound bits: the catalogue bound's state bits."))
 
 
 def add_bounds(sub):
@@ -653,10 +682,12 @@ def _simulate_view(out):
     inputs = Text(f"x = {out['x']}   (Alice)\ny = {out['y']}   (Bob)")
     tokens, marks, legend = _sequence_view(out)
     msg_rows = [[str(i + 1), f"{r['sender']} -> {r['receiver']}", r.get("label", ""), str(r["bits"]),
-                 r["hex"] if len(r["hex"]) <= 64 else r["hex"][:64] + "...", _numbers_text(r["numbers"])]
+                 r["hex"] if len(r["hex"]) <= 32 else r["hex"][:16] + "...", _numbers_text(r["numbers"])]
                 for i, r in enumerate(out["rounds"])]
+    cut = any(len(r["hex"]) > 32 for r in out["rounds"])
     messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
-                                                        "decoded numbers"], msg_rows)
+                                                        "decoded numbers"], msg_rows,
+                          caption="hex: first 16 digits; every bit in --format json" if cut else None)
     cont = out["continuation"]
     if out.get("bob_step"):
         bob = Text(out["bob_step"])
@@ -795,7 +826,8 @@ def cmd_witness(args):
             return bits if len(bits) <= 40 else f"{bits[:32]}... ({len(bits)} bits; all in --format json)"
 
         rows += [["x", short(out["x"])], ["x'", short(out["x_prime"])], ["y", short(str(out["y"]))],
-                 ["shared message (hex)", out["message"]],
+                 ["shared message (hex)", out["message"] if len(out["message"]) <= 40 else
+                  f"{out['message'][:32]}... (all in --format json)"],
                  ["model on (x, y) / truth", f"{int(out['model_answer_x'])} / {int(out['truth_x'])}"],
                  ["model on (x', y) / truth", f"{int(out['model_answer_x_prime'])} / {int(out['truth_x_prime'])}"],
                  ["unsplit outputs identical", "yes" if out["outputs_identical"] else "NO"],

@@ -17,7 +17,7 @@ import os
 import sys
 import textwrap
 
-__all__ = ["text_table", "console_width", "longest_words"]
+__all__ = ["text_table", "console_width", "longest_words", "longest_lines", "fit_widths"]
 
 
 def console_width() -> int:
@@ -51,19 +51,26 @@ def text_table(title: str, columns, rows, caption: str | None = None, *, width: 
     words = {w for r in rows for v in r for w in str("" if v is None else v).split()}
     probe = Console(file=io.StringIO(), width=10_000)
     size = max(width, probe.measure(table).minimum, sum(longest) + 2 * len(columns))
-    for _ in range(4):  # rich may still need a little more than it measured: widen, never crop
+    for _ in range(64):  # rich may still need a little more than it measured: widen, never crop
         buffer = io.StringIO()
         console = Console(file=buffer, width=size, force_terminal=sys.stdout.isatty(),
                           color_system="auto" if sys.stdout.isatty() else None)
-        console.print(table)
+        console.print(table, crop=False)  # a line past the edge shows as one longer than size
         text = buffer.getvalue()
-        if words <= set(text.split()) and max(len(line) for line in text.splitlines()) < size:
-            break  # nothing cropped at the right edge
-        size += 8
+        if words <= set(_plain(text).split()) and max(len(line) for line in _plain(text).splitlines()) <= size:
+            break  # nothing past the right edge
+        size += 4
     if caption:  # wrapped at spaces only, to the terminal's width
         text += "\n".join(textwrap.wrap(caption, width=max(width, 20), break_long_words=False,
                                         break_on_hyphens=False)) + "\n"
     return text
+
+
+def _plain(text: str) -> str:
+    """``text`` without terminal colour codes (their characters take no columns)."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def longest_words(columns, rows, whole_cells: bool = False) -> list[int]:
@@ -79,3 +86,36 @@ def longest_words(columns, rows, whole_cells: bool = False) -> list[int]:
     for r in rows:
         longest = [max([lw] + [len(w) for w in words(v)]) for lw, v in zip(longest, r)]
     return longest
+
+
+def longest_lines(columns, rows) -> list[int]:
+    """The length of the longest line of each column's cells, header included.
+
+    >>> longest_lines(["N", "formula"], [[64, "m*p >= N"], [4096, "a\\nb"]])
+    [4, 8]
+    """
+    def lines(v):
+        return str("" if v is None else v).splitlines() or [""]
+
+    return [max(len(line) for v in [c] + [r[i] for r in rows] for line in lines(v))
+            for i, c in enumerate(columns)]
+
+
+def fit_widths(minimums, maximums, total: int) -> list[int]:
+    """Column widths that sum to at most ``total``: each between its minimum (its longest word) and
+    its maximum (its longest line), the widest column narrowed first; the minimums when even they
+    do not fit (a word is never split, so the table is then wider than ``total``).
+
+    >>> fit_widths([1, 5, 3], [10, 30, 3], 25)
+    [10, 12, 3]
+    >>> fit_widths([8, 9], [20, 20], 10)
+    [8, 9]
+    """
+    widths = [max(lo, hi) for lo, hi in zip(minimums, maximums)]
+    while sum(widths) > total:
+        slack = [j for j, (w, lo) in enumerate(zip(widths, minimums)) if w > lo]
+        if not slack:
+            break
+        widest = max(slack, key=lambda j: widths[j])
+        widths[widest] -= 1
+    return widths

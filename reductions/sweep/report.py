@@ -27,7 +27,8 @@ import json
 
 from .store import StoredRow
 
-__all__ = ["flatten", "sort_rows", "compact_columns", "to_csv", "to_json", "to_markdown", "cell_text"]
+__all__ = ["flatten", "sort_rows", "compact_columns", "to_csv", "to_json", "to_markdown", "cell_text",
+           "operations_text", "fit_columns"]
 
 _HEAD = ["sweep", "operation"]
 _MID = ["seed", "status"]
@@ -102,6 +103,26 @@ def compact_columns(columns: list[str], records: list[dict], headline=(), axes=(
     return sweeps + varying + ["seed", "status"] + shown + ["wall_seconds"] + errors
 
 
+def fit_columns(columns: list[str], cells: list[list[str]], width: int,
+                first_out=("wall_seconds", "seed")) -> list[str]:
+    """The columns of a bordered table that fit ``width`` with no word split: ``first_out`` are left
+    out first, then the others from the right; the first column always stays.
+
+    >>> fit_columns(["n", "seed", "status", "bits_per_message"], [["4", "4313186", "ok", "128"]], 40)
+    ['n', 'status', 'bits_per_message']
+    """
+    from commcomp.tables import longest_words
+
+    longest = dict(zip(columns, longest_words(columns, cells)))
+    order = [c for c in first_out if c in columns[1:]] + [c for c in reversed(columns[1:]) if c not in first_out]
+    kept = list(columns)
+    for name in order:  # a bordered rich table: 3 characters a column (border, padding) and 1 edge
+        if sum(longest[c] + 3 for c in kept) + 1 <= width:
+            break
+        kept.remove(name)
+    return kept
+
+
 def cell_text(value, width: int | None = None) -> str:
     """A value as table text: floats to 4 significant digits, nested values as compact JSON."""
     if value is None:
@@ -141,3 +162,23 @@ def to_markdown(columns: list[str], records: list[dict]) -> str:
     lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "| " + " | ".join("---" for _ in columns) + " |"]
     lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in records]
     return "\n".join(lines)
+
+
+def operations_text(rows: list[dict], wide: bool = False) -> str:
+    """The ``sweep ops`` table: one short line per operation (``wide``: modules, descriptions, reasons).
+
+    >>> rows = [{"name": "verify", "available": True, "wraps": "reductions.simulate.verify",
+    ...          "required": ["task", "arch"], "description": "a reduction checked", "why": ""}]
+    >>> operations_text(rows).splitlines()[4].split()
+    ['verify', 'yes', 'task,', 'arch', 'verify']
+    """
+    from commcomp.tables import text_table
+
+    def cells(r):
+        available = "yes" if r["available"] else r["why"] if wide else "no"
+        wraps = r["wraps"] if wide else r["wraps"].rsplit(".", 1)[-1]
+        return [r["name"], available, ", ".join(r["required"]), wraps] + ([r["description"]] if wide else [])
+
+    columns = ["name", "available", "required", "wraps"] + (["description"] if wide else [])
+    caption = None if wide else "Modules, descriptions and why one is unavailable: --wide or --format json."
+    return text_table("sweep operations", columns, [cells(r) for r in rows], caption, one_line=not wide)
