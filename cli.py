@@ -944,6 +944,13 @@ def add_construct(sub):
 # --------------------------------------------------------------------------------------------
 # matrix
 # --------------------------------------------------------------------------------------------
+def _short_formula(expression) -> str:
+    """sympy's text with ``log(x)/log(2)`` as ``log2(x)`` and ``ceiling`` as ``ceil`` (80 columns)."""
+    import re
+
+    return re.sub(r"log\(([^()]*)\)/log\(2\)", r"log2(\1)", str(expression)).replace("ceiling(", "ceil(")
+
+
 def cmd_matrix(args):
     from commcomp.errors import InvalidParameterError
     from commcomp.matrix import measure, measure_problem
@@ -987,7 +994,7 @@ def cmd_matrix(args):
         if report.skipped:
             out.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in dict(report.skipped).items()))
         if problem is not None:
-            known = [[f.measure, f.relation + " " + str(f.expression), f"{f.source} {f.tag}"]
+            known = [[f.measure, f.relation + " " + _short_formula(f.expression), f"{f.source} {f.tag}"]
                      for f in problem.complexity()]
             out.append(rich_table("known complexity (catalogue)", ["measure", "value", "source"], known))
         return out
