@@ -157,14 +157,19 @@ def progress(total: int, description: str):
                     disable=not sys.stderr.isatty())
 
 
-def positive_int(text: str) -> int:
+def _int_at_least(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type of sizes and counts: an integer >= 1."""
+    return _int_at_least(text, 1)
 
 
 def seed_value(text: str) -> int:
@@ -180,13 +185,7 @@ def seed_value(text: str) -> int:
 
 def count_value(text: str) -> int:
     """argparse type of counts that may be 0 (``construct --check``): an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
+    return _int_at_least(text, 0)
 
 
 def _common(p, formats=("table", "json"), seed=False):

@@ -149,19 +149,13 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     budget = check_int("budget", DEFAULT_BUDGET if budget is None else budget, 2, MAX_INSTANCES)
     check_run_memory("witness", sim.reduction, sim.n, kept=budget, kept_name="budget",
                      message_bits=sim.bits_per_message)
-    fallback = None
-    if method in ("auto", "reachable-states"):
-        from .reachable.api import ReachableFallback, reachable_witness
+    from .reachable.api import reachable_witness, try_reachable
 
-        try:
-            out = reachable_witness(sim, max_states=max_states, max_bytes=max_bytes, budget=budget)
-            out["seconds"] = time.perf_counter() - start
-            out.setdefault("backend", sim.backend)
-            return out
-        except ReachableFallback as why:
-            if method == "reachable-states":
-                raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
-            fallback = str(why)
+    out, fallback = try_reachable(reachable_witness, sim, method, max_states=max_states, max_bytes=max_bytes,
+                                  budget=budget)
+    if out is not None:
+        out["seconds"] = time.perf_counter() - start
+        return out
     prob, n = sim.problem, sim.n
     rng = np.random.default_rng([int(seed), 3])
     enumerate_all = n <= 24 and (1 << n) <= budget and method != "sample"

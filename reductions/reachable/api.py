@@ -23,7 +23,7 @@ import math
 import time
 from fractions import Fraction
 
-from commcomp.errors import CommcompError, UnsupportedSplitError
+from commcomp.errors import CommcompError, InvalidParameterError, UnsupportedSplitError
 
 from ..simulate.setup import prepare
 from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_additions, index_correct_count,
@@ -31,7 +31,8 @@ from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_ad
 from .engine import DEFAULT_MAX_BYTES, DEFAULT_MAX_STATES, explore
 from .separate import rows_pairwise_distinct, separating_y
 
-__all__ = ["ReachableFallback", "reachable_analysis", "reachable_verify", "reachable_witness", "explore_sim"]
+__all__ = ["ReachableFallback", "reachable_analysis", "reachable_verify", "reachable_witness", "explore_sim",
+           "try_reachable"]
 
 PROVED = "proved: every input sends a distinct message, so no collision witness exists"
 
@@ -247,3 +248,21 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     })
     out["seconds"] = time.perf_counter() - start
     return out
+
+
+def try_reachable(run, sim, method: str, **kwargs):
+    """``run(sim, **kwargs)`` (:func:`reachable_verify` or :func:`reachable_witness`) where ``method``
+    asks for it: ``(result, None)`` when it ran, ``(None, reason)`` when it does not apply here
+    (``method="auto"``: the caller falls back and reports the reason), ``(None, None)`` when
+    ``method`` names another runner. ``method="reachable-states"`` that cannot run raises
+    :class:`InvalidParameterError`."""
+    if method not in ("auto", "reachable-states"):
+        return None, None
+    try:
+        out = run(sim, **kwargs)
+    except ReachableFallback as why:
+        if method == "reachable-states":
+            raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
+        return None, str(why)
+    out.setdefault("backend", sim.backend)
+    return out, None

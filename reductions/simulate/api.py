@@ -174,17 +174,13 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     fallback = None
-    if exhaustive and method in ("auto", "reachable-states"):
-        from ..reachable.api import ReachableFallback, reachable_verify
+    if exhaustive:
+        from ..reachable.api import reachable_verify, try_reachable
 
-        try:
-            out = reachable_verify(sim, max_states=max_states, max_bytes=max_bytes, progress=progress)
-            out.setdefault("backend", sim.backend)
+        out, fallback = try_reachable(reachable_verify, sim, method, max_states=max_states, max_bytes=max_bytes,
+                                      progress=progress)
+        if out is not None:
             return out
-        except ReachableFallback as why:
-            if method == "reachable-states":
-                raise InvalidParameterError(f"reachable-states cannot run here: {why}") from None
-            fallback = str(why)
     method = {"auto": "prefix-tree", "enumerate": "plain"}.get(method, method)
     size = chunk_rows(sim.split.length, rows)
     if not exhaustive:
