@@ -27,7 +27,7 @@ from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
+           "chunk_rows", "token_namespace", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
 
 MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
@@ -105,7 +105,7 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
     x, y = np.asarray(x), np.asarray(y)
     if group > 1 and (x.shape[0] % group or np.any(x[::group].repeat(group, axis=0) != x)):
         raise ValueError(f"x is not x-major in groups of {group}")
-    encoded = sim.reduction.encode(x, y, sim.n)
+    encoded = sim.reduction.encode(x, y, sim.n, xp=token_namespace(sim))
     alice_in, bob_in, public = sim.split.party_inputs(encoded, y, group)
     sink: dict = {}
     t0 = time.perf_counter()
@@ -121,6 +121,14 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
     return BatchResult(x, y, encoded, transcript, sink["bob"], reference, faithful, diff,
                        bool(getattr(sim.split, "exact", True)), sim.problem.evaluate(x, y),
                        sim.reduction.decode(reference.answers, y), t1 - t0, t2 - t1)
+
+
+def token_namespace(sim):
+    """Where a batch's tokens are built: the model's namespace for a recurrent split (its parties
+    and runners take device tokens; the problem bits are uploaded once and a reduction's
+    ``device_encoder`` writes the tokens there), else None: NumPy tokens, which the Transformer and
+    hybrid splits read on the host and upload themselves."""
+    return getattr(sim.model, "xp", None) if getattr(sim.split, "kind", None) == "recurrent" else None
 
 
 MAX_CHUNK_ROWS = 16384
