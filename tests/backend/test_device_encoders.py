@@ -18,7 +18,7 @@ from reductions.base import host_encode_fallbacks
 from reductions.registry import list_reductions
 from reductions.simulate.batch import exhaustive_batches
 
-from test_backend_paths import device  # noqa: F401  (the fixture: strict / torch / cupy, conversion refused)
+from test_backend_paths import _same, device  # noqa: F401  (the fixture: strict / torch / cupy, conversion refused)
 
 DEVICE_ENCODED = ["index->index-lookup", "equality->string-equality", "disjointness->string-disjointness",
                   "disjointness->multi-index-lookup", "index->mqar", "disjointness->mqar"]
@@ -65,3 +65,50 @@ def test_numpy_encoding_uploads_nothing():
     bk.host_uploads.reset()
     out = red.encode(np.array([[1, 0, 1]]), np.array([2]), 3, xp=bk.namespace("numpy"))
     assert bk.host_uploads.reset() == (0, 0) and out.tokens.tolist() == [[1, 0, 1, 4]]
+
+
+def _spy_uploads(monkeypatch, xp, rows: int) -> list:
+    """Record the size of every host array of at least ``rows`` elements given to ``xp.asarray``
+    (a per-instance upload); small ones (weights, position constants) are not recorded."""
+    seen, asarray = [], xp.asarray
+
+    def spy(obj, *args, **kwargs):
+        if isinstance(obj, (np.ndarray, list, tuple)) and np.asarray(obj).size >= rows:
+            seen.append(int(np.asarray(obj).size))
+        return asarray(obj, *args, **kwargs)
+
+    monkeypatch.setattr(xp, "asarray", spy)
+    return seen
+
+
+@pytest.mark.parametrize("task,n", [("index-lookup", 5), ("string-equality", 3), ("string-disjointness", 3),
+                                    ("mqar", 4), ("multi-index-lookup", 3)])
+def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatch, task, n):  # noqa: F811
+    """The whole recurrent path on device tokens: equal to NumPy, and the only per-instance uploads
+    are x and y (``to_device``), whatever the runner."""
+    from reductions.registry import get_reduction
+    from reductions.simulate import simulate, verify
+    from reductions.witness import find_witness
+
+    kw = dict(width=2, seed=3)
+    xp = bk.namespace(device)
+    red = get_reduction(task)
+    assert red.device_encoder is not None
+    per_instance = n + int(np.prod(get_problem(red.problem).bob_inputs(n).shape[1:]))  # x's n bits, y's entries
+    fallbacks = sum(host_encode_fallbacks.values())
+    for method in ("prefix-tree", "plain"):
+        want = verify(task, "lstm", n, "fixed:8:4", exhaustive=True, method=method, **kw)
+        seen = _spy_uploads(monkeypatch, xp, want["instances"])
+        bk.host_uploads.reset()
+        got = verify(task, "lstm", n, "fixed:8:4", exhaustive=True, method=method, backend=device, **kw)
+        calls, elements = bk.host_uploads.reset()
+        assert elements == got["instances"] * per_instance  # the problem bits, once, and nothing else
+        assert len(seen) == calls == 2  # one batch: x and y; no other per-instance array went up
+        _same(want, got)
+    bk.host_uploads.reset()
+    one = simulate(task, "lstm", n, "fixed:8:4", backend=device, **kw)
+    assert bk.host_uploads.reset()[1] == per_instance
+    _same(simulate(task, "lstm", n, "fixed:8:4", **kw), one)
+    _same(find_witness(task, "lstm", n + 3, "fixed:8:4", **kw),
+          find_witness(task, "lstm", n + 3, "fixed:8:4", backend=device, **kw))
+    assert sum(host_encode_fallbacks.values()) == fallbacks  # no host fallback on these reductions
