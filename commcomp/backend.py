@@ -38,8 +38,8 @@ import numpy as np
 from .errors import BackendUnavailableError, UnknownNameError
 
 __all__ = ["namespace_of", "namespace", "resolve_backend", "backend_name", "to_numpy", "is_array",
-           "is_numpy", "count_true", "available_namespaces", "host_transfers", "BACKENDS", "ENV_VAR",
-           "BackendUnavailableError"]
+           "is_numpy", "count_true", "available_namespaces", "host_transfers", "host_uploads", "to_device",
+           "BACKENDS", "ENV_VAR", "BackendUnavailableError"]
 
 ENV_VAR = "COMMCOMP_BACKEND"
 # user name -> module wrapped by array-api-compat (array_api_strict is its own namespace)
@@ -154,6 +154,24 @@ class HostTransfers:
 
 
 host_transfers = HostTransfers()
+host_uploads = HostTransfers()  # what :func:`to_device` moved from the host to a device namespace
+
+
+def to_device(xp, x, dtype=None):
+    """Upload host data ``x`` to namespace ``xp`` (counted in :data:`host_uploads` unless ``xp`` is
+    NumPy, where nothing moves). The reductions' encoders upload a batch's problem bits here, once.
+
+    Examples
+    --------
+    >>> to_device(namespace("numpy"), [1, 2], dtype=np.int64).tolist()
+    [1, 2]
+    """
+    host = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    if array_api_compat.is_numpy_namespace(xp):
+        return host
+    host_uploads.calls += 1
+    host_uploads.elements += int(host.size)
+    return xp.asarray(np.array(host))  # a writable copy: some libraries refuse read-only buffers
 
 
 def to_numpy(x) -> np.ndarray:

@@ -26,18 +26,24 @@ Split kinds
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+import array_api_compat
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import to_device, to_numpy
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 
 from .tasks.base import Task, TaskBatch, check_size
 
 __all__ = ["PUBLIC", "ALICE", "BOB", "OWNER_NAMES", "SPLIT_KINDS", "EncodedBatch", "Reduction",
-           "owners_from_runs", "describe_owners"]
+           "owners_from_runs", "describe_owners", "host_encode_fallbacks"]
+
+# Reduction name -> batches encoded on the host and uploaded as tokens because the reduction has
+# no ``device_encoder`` (Reduction.encode with a device ``xp``): the documented host fallback.
+host_encode_fallbacks: Counter = Counter()
 
 PUBLIC, ALICE, BOB = 0, 1, 2
 OWNER_NAMES = {PUBLIC: "public", ALICE: "alice", BOB: "bob"}
@@ -113,6 +119,11 @@ class Reduction:
     encoder : callable ``(x, y, n) -> tokens`` or ``-> TaskBatch``
         Vectorised over the batch; receives x and y as int64 arrays. Returning plain tokens
         is enough for token-only tasks.
+    device_encoder : callable ``(xp, x, y, n) -> tokens`` or None
+        The same tokens built with Array API operations of namespace ``xp`` from x and y already
+        on that namespace (int64), so that only the problem bits are uploaded (see
+        :meth:`encode`). None: a device run encodes on the host and uploads the tokens
+        (counted in :data:`host_encode_fallbacks`).
     owners_of : callable ``n -> (N,)`` owner codes
     decoder : callable ``(outputs, y) -> (B,) bool``
         Run by Bob, so it may read y but never x. ``outputs`` are the task's answers at
@@ -149,6 +160,7 @@ class Reduction:
     output_owner: int = BOB
     notes: str = ""
     min_n: int = 1
+    device_encoder: Callable | None = None
 
     def __post_init__(self):
         if self.split not in SPLIT_KINDS:
@@ -204,20 +216,42 @@ class Reduction:
             raise InvalidParameterError(f"{self.name}: read positions {wanted.tolist()} are not task outputs")
         return cols
 
-    def encode(self, x, y, n) -> EncodedBatch:
-        """Task inputs and the owner mask for a batch of instances ``x (B, n)``, ``y``."""
+    def encode(self, x, y, n, xp=None) -> EncodedBatch:
+        """Task inputs and the owner mask for a batch of instances ``x (B, n)``, ``y``.
+
+        ``xp``: the namespace the tokens should live on (None or NumPy: NumPy tokens, built by
+        ``encoder``). On another namespace, x and y are uploaded once
+        (:func:`commcomp.backend.to_device`, counted) and ``device_encoder`` builds the tokens
+        there; a reduction without one encodes on the host and uploads the tokens: the host
+        fallback, counted in :data:`host_encode_fallbacks` and in the upload count.
+
+        Examples
+        --------
+        >>> import array_api_strict as xps
+        >>> from reductions.lookup import index_to_index_lookup as r
+        >>> x, y = np.array([[1, 0, 1]]), np.array([2])
+        >>> r.encode(x, y, 3, xp=xps).tokens.shape, r.encode(x, y, 3).tokens.tolist()
+        ((1, 4), [[1, 0, 1, 4]])
+        """
         n = self.check_n(n)
         x = np.asarray(x)
         y = np.asarray(y)
         if x.ndim != 2 or x.shape[1] != n or y.shape[0] != x.shape[0]:
             raise InvalidParameterError(f"{self.name}: expected x of shape (B, {n}) and y with B rows, "
                                         f"got {x.shape} and {y.shape}")
-        out = self.encoder(x.astype(np.int64), y.astype(np.int64), n)  # int64: no uint8 overflow
+        on_host = xp is None or array_api_compat.is_numpy_namespace(xp)
+        if not on_host and self.device_encoder is not None:  # the problem bits go up, tokens are built there
+            out = self.device_encoder(xp, to_device(xp, x, np.int64), to_device(xp, y, np.int64), n)
+        else:
+            out = self.encoder(x.astype(np.int64), y.astype(np.int64), n)  # int64: no uint8 overflow
         if not isinstance(out, TaskBatch):
             out = self.task.make_batch(self.task_size(n), out)
         if out.tokens.shape != (x.shape[0], self.length(n)):
             raise InvalidParameterError(f"{self.name}: encoder gave tokens {out.tokens.shape}, expected "
                                         f"{(x.shape[0], self.length(n))}")
+        if not on_host and self.device_encoder is None:  # the host fallback: tokens built here, uploaded
+            host_encode_fallbacks[self.name] += 1
+            out = TaskBatch(to_device(xp, out.tokens), out.features, out.answers, out.meta)
         return EncodedBatch(out, self.owners(n), n)
 
     def task_answers(self, encoded: EncodedBatch) -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
+from .device_ops import constant_columns, interleave, position_columns
 from .tasks.index_lookup import IndexLookup
 from .tasks.mqar import MQAR
 from .tasks.multi_index_lookup import MultiIndexLookup
@@ -42,10 +43,14 @@ def _encode_index_lookup(x, y, n):
     return np.concatenate([x.astype(np.int64), _IL.query_token(y)[:, None]], axis=1)  # (B, n+1)
 
 
+def _device_index_lookup(xp, x, y, n):
+    return xp.concat([x, xp.reshape(_IL.alphabet + y, (-1, 1))], axis=1)  # (B, n+1), as above
+
+
 index_to_index_lookup = Reduction(
     name="index->index-lookup", problem="index", task=_IL, split="prefix-suffix",
     source="BHBK-IL-RNN", section="§8.4", tag="[D]",
-    encoder=_encode_index_lookup,
+    encoder=_encode_index_lookup, device_encoder=_device_index_lookup,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
     decoder=_first_output_bit, query_fixed=False,
     notes="s_i := x_i at positions 0..n-1 (Alice); query p_i at position n (Bob), read there.",
@@ -62,10 +67,16 @@ def _encode_multi_index_lookup(x, y, n):
     return np.concatenate([index, data, index], axis=1)  # (B, 4n)
 
 
+def _device_multi_index_lookup(xp, x, y, n):
+    index = position_columns(xp, x, n, _MIL.alphabet)  # (B, n) p_j = j
+    data = xp.concat([x, constant_columns(xp, x, 0, _MIL.data_length(n) - n)], axis=1)
+    return xp.concat([index, data, index], axis=1)  # (B, 4n), as above
+
+
 disjointness_to_multi_index_lookup = Reduction(
     name="disjointness->multi-index-lookup", problem="disjointness", task=_MIL,
     split="prefix-suffix", source="BHBK-MIL-RNN", section="§8.8", tag="[A]",
-    encoder=_encode_multi_index_lookup,
+    encoder=_encode_multi_index_lookup, device_encoder=_device_multi_index_lookup,
     owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
     decoder=_disjoint_from_lookups, query_fixed=True,
     notes="indices 0..n-1 (public, both ends); a := x in s_0..s_{n-1} (Alice), s_n..s_{2n-1} = 0 "
@@ -109,10 +120,15 @@ def _encode_mqar_one(x, y, n):
     return tokens
 
 
+def _device_mqar_one(xp, x, y, n):
+    pairs = interleave(xp, position_columns(xp, x, n), _MQAR_ONE.key_space(n) + x)  # (B, 2n)
+    return xp.concat([pairs, xp.reshape(y, (-1, 1))], axis=1)  # (B, 2n+1), as above
+
+
 index_to_mqar = Reduction(
     name="index->mqar", problem="index", task=_MQAR_ONE, split="prefix-suffix",
     source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
-    encoder=_encode_mqar_one,
+    encoder=_encode_mqar_one, device_encoder=_device_mqar_one,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
     decoder=_first_output_bit, query_fixed=False,
     notes="keys 0..n-1 public, values x_i Alice, one query key y (Bob) at 2n, read there. The "
@@ -138,10 +154,19 @@ def _encode_mqar_many(x, y, n):
     return tokens
 
 
+def _device_mqar_many(xp, x, y, n):
+    m = n + 1
+    K = _MQAR_MANY.key_space(m)
+    values = xp.concat([constant_columns(xp, x, K), K + x], axis=1)  # (B, m): dummy value 0, then x
+    queries = xp.where(y == 1, position_columns(xp, y, n, 1), 0)  # (B, n): k_{j+1} or the dummy k0
+    return xp.concat([interleave(xp, position_columns(xp, x, m), values), queries,
+                      constant_columns(xp, x, 0)], axis=1)  # (B, 3m), as above
+
+
 disjointness_to_mqar = Reduction(
     name="disjointness->mqar", problem="disjointness", task=_MQAR_MANY, split="prefix-suffix",
     source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
-    encoder=_encode_mqar_many,
+    encoder=_encode_mqar_many, device_encoder=_device_mqar_many,
     owners_of=lambda n: owners_from_runs((PUBLIC, 3), *[(ALICE, 1), (PUBLIC, 1)] * (n - 1),
                                          (ALICE, 1), (BOB, n), (PUBLIC, 1)),
     decoder=lambda outputs, y: ~np.any(outputs == 1, axis=1),

@@ -22,9 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
+from .device_ops import constant_columns
 from .tasks.dyck import Dyck
 from .tasks.string_disjointness import StringDisjointness
 from .tasks.string_equality import StringEquality
+from .tasks.two_strings import CLS
 
 __all__ = ["equality_to_string_equality", "disjointness_to_string_disjointness",
            "equality_to_dyck", "disjointness_to_dyck"]
@@ -41,10 +43,15 @@ def _string_owners(n):
 _SEQ = StringEquality()
 _SDISJ = StringDisjointness()
 
+
+def _device_two_strings(xp, x, y, n):
+    """``TwoStringTask.assemble`` on namespace ``xp``: ``[x, y, CLS]`` ``(B, 2n+1)``."""
+    return xp.concat([x, y, constant_columns(xp, x, CLS)], axis=1)
+
 equality_to_string_equality = Reduction(
     name="equality->string-equality", problem="equality", task=_SEQ, split="prefix-suffix",
     source="BHBK-EQ-RNN", section="§8.5", tag="[D]",
-    encoder=lambda x, y, n: _SEQ.assemble(x, y),
+    encoder=lambda x, y, n: _SEQ.assemble(x, y), device_encoder=_device_two_strings,
     owners_of=_string_owners, decoder=_answer_bit, query_fixed=True,
     notes="x at 0..n-1 (Alice), y at n..2n-1 (Bob), [CLS] public at 2n, read there. "
           "Deterministic models only: randomized EQ is cheap.",
@@ -53,7 +60,7 @@ equality_to_string_equality = Reduction(
 disjointness_to_string_disjointness = Reduction(
     name="disjointness->string-disjointness", problem="disjointness", task=_SDISJ,
     split="prefix-suffix", source="BHBK-DISJ-RNN", section="§8.5", tag="[D]",
-    encoder=lambda x, y, n: _SDISJ.assemble(x, y),
+    encoder=lambda x, y, n: _SDISJ.assemble(x, y), device_encoder=_device_two_strings,
     owners_of=_string_owners, decoder=_answer_bit, query_fixed=True,
     notes="x at 0..n-1 (Alice), y at n..2n-1 (Bob), [CLS] public at 2n, read there.",
 )

@@ -39,7 +39,7 @@ from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
 from .reachable.separate import rows_pairwise_distinct
-from .simulate.batch import check_run_memory, run_batch
+from .simulate.batch import check_run_memory, encode_batch, run_batch
 from .simulate.distinct import pack_words
 from .simulate.setup import format_input, prepare
 
@@ -53,7 +53,7 @@ _ENUMERATE_Y = 1 << 16
 
 def _messages(sim, x, y, runner: str) -> np.ndarray:
     """Alice's whole side of the transcript on ``(x, y)``, packed: ``(B, bytes)`` uint8."""
-    encoded = sim.reduction.encode(x, y, sim.n)
+    encoded = encode_batch(sim, x, y)  # device tokens for a recurrent device model
     alice_in, bob_in, public = sim.split.party_inputs(encoded, y)
     transcript = run_protocol(sim.split.protocol(alice_runner=runner), alice_in, bob_in, public)
     rows = [m.rows.array for m in transcript.messages if m.sender == ALICE]

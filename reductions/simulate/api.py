@@ -23,6 +23,7 @@ from commcomp.backend import count_true, to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.limits import MAX_INSTANCES, check_int
 
+from ..tasks.base import TaskBatch
 from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages,
                     check_run_memory, chunk_rows, exhaustive_batches, random_batches, run_batch)
 from .setup import format_input, parse_input, prepare
@@ -82,7 +83,8 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
     res = simulate_instance(sim, x, y, seed)
     owners = sim.split.owners
     vocab = sim.task.vocabulary(sim.task_n)
-    tokens = [vocab[int(t)] if 0 <= t < len(vocab) else str(int(t)) for t in res.encoded.tokens[0]]
+    first = to_numpy(res.encoded.tokens[0, ...])  # the one instance's tokens, printed (device tokens come back)
+    tokens = [vocab[int(t)] if 0 <= t < len(vocab) else str(int(t)) for t in first]
     rounds = []
     for m in res.transcript.messages:
         bits = m.rows[0]
@@ -115,12 +117,14 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
     if trajectory:
         from ..reachable.trajectory import alice_trajectory
 
-        out["trajectory"] = alice_trajectory(sim, res.encoded.tokens[0])
+        out["trajectory"] = alice_trajectory(sim, first)
         sent = [r["hex"] for r in rounds if r["sender"] == "alice"]  # her (last) message
         out["trajectory_matches_message"] = bool(out["trajectory"]) and bool(sent) and \
             out["trajectory"][-1]["hex"] == sent[-1]
     if sim.cot:
-        out["cot_valid"] = bool(sim.task.check_cot(res.encoded.task_batch, to_numpy(res.protocol.generated))[0])
+        batch = res.encoded.task_batch
+        batch = TaskBatch(first[None, :], batch.features, batch.answers, batch.meta)  # instance 0, on the host
+        out["cot_valid"] = bool(sim.task.check_cot(batch, to_numpy(res.protocol.generated[:1, ...]))[0])
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import array_api_compat
 import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of
@@ -22,12 +23,12 @@ from commcomp.errors import TooLargeError
 from commcomp.limits import MAX_EXHAUSTIVE_INSTANCES, MESSAGE_OVERHEAD_BYTES, TOKEN_BYTES, check_memory
 from commcomp.protocol import ALICE, BatchTranscript, run_protocol
 
-from ..base import EncodedBatch
+from ..base import EncodedBatch, host_encode_fallbacks
 from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
+           "chunk_rows", "encode_batch", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
 
 MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
@@ -105,7 +106,7 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
     x, y = np.asarray(x), np.asarray(y)
     if group > 1 and (x.shape[0] % group or np.any(x[::group].repeat(group, axis=0) != x)):
         raise ValueError(f"x is not x-major in groups of {group}")
-    encoded = sim.reduction.encode(x, y, sim.n)
+    encoded = encode_batch(sim, x, y)
     alice_in, bob_in, public = sim.split.party_inputs(encoded, y, group)
     sink: dict = {}
     t0 = time.perf_counter()
@@ -121,6 +122,25 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
     return BatchResult(x, y, encoded, transcript, sink["bob"], reference, faithful, diff,
                        bool(getattr(sim.split, "exact", True)), sim.problem.evaluate(x, y),
                        sim.reduction.decode(reference.answers, y), t1 - t0, t2 - t1)
+
+
+def encode_batch(sim, x, y) -> EncodedBatch:
+    """``sim.reduction.encode(x, y)`` where the split reads the tokens.
+
+    A recurrent split on a device model takes device tokens: the problem bits are uploaded once
+    and the reduction's ``device_encoder`` writes the tokens there (or its host fallback uploads
+    them, counted in :data:`reductions.base.host_encode_fallbacks`). The Transformer, hybrid and
+    attention-row splits read NumPy tokens on the host (their scatter-style bookkeeping has no
+    device form here) and upload what their models need; on a device model that host encoding
+    is counted there too, under ``"<reduction> (<kind> split)"``.
+    """
+    xp = getattr(sim.model, "xp", None)
+    on_device = xp is not None and not array_api_compat.is_numpy_namespace(xp)
+    if getattr(sim.split, "kind", None) == "recurrent":
+        return sim.reduction.encode(x, y, sim.n, xp=xp)
+    if on_device:
+        host_encode_fallbacks[f"{sim.reduction.name} ({sim.split.kind} split)"] += 1
+    return sim.reduction.encode(x, y, sim.n)
 
 
 MAX_CHUNK_ROWS = 16384

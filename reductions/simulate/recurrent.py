@@ -31,7 +31,8 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC, OWNER_NAMES
 from .outputs import ModelRun, answers_from_logits, cot_spec
-from .running import flat_rows, generate, prefix_tree_run, readout, run_blocks, take_rows
+from .running import (flat_rows, generate, group_rows, prefix_tree_run, readout, run_blocks, take_columns,
+                      take_rows)
 from .setup import answer_classes
 
 __all__ = ["RecurrentSplit", "split_point"]
@@ -119,10 +120,11 @@ class RecurrentSplit:
         if group < 1 or B % group:
             raise ValueError(f"a batch of {B} does not split into groups of {group}")
         mine = {who: np.nonzero((self.owners == who) | (self.owners == PUBLIC))[0] for who in (A_OWNS, B_OWNS)}
-        alice = {"positions": mine[A_OWNS], "tokens": tokens[::group][:, mine[A_OWNS]]}
-        y = np.asarray(y)
+        alice = {"positions": mine[A_OWNS], "tokens": take_columns(tokens[::group, ...], mine[A_OWNS])}
+        y = np.asarray(y)  # Bob's problem input, read by the reduction's NumPy decoder
+        bob_tokens = take_columns(tokens, mine[B_OWNS])  # (B, k), on the tokens' namespace
         bob = {"positions": mine[B_OWNS],
-               "tokens": tokens[:, mine[B_OWNS]].reshape(B // group, group, -1),
+               "tokens": namespace_of(bob_tokens).reshape(bob_tokens, (B // group, group, -1)),
                "y": y.reshape((B // group, group) + y.shape[1:])}
         public = {"n": self.n, "length": self.length, "owners": self.owners.copy(), "group": int(group)}
         return alice, bob, public
@@ -158,9 +160,10 @@ class RecurrentSplit:
             state = model.bits_to_state(view.received[0])  # one per x
             pos, tok, y = view.own_input["positions"], view.own_input["tokens"], view.own_input["y"]
             Bx, G = tok.shape[:2]
-            rows = np.repeat(np.arange(Bx), G) if G > 1 else None  # instance -> its x's state
-            tok = tok.reshape(Bx * G, -1)
-            run = self._continue(state, tok[:, pos >= s], tok[:, pos < s], pos[pos < s], rows)
+            rows = group_rows(tok, Bx, G) if G > 1 else None  # instance -> its x's state
+            tok = namespace_of(tok).reshape(tok, (Bx * G, -1))
+            k = int(np.searchsorted(pos, s))  # positions are sorted: pos[:k] < s <= pos[k:]
+            run = self._continue(state, tok[:, k:], tok[:, :k], pos[:k], rows)
             sink["bob"] = run
             answers = self.reduction.decode(run.answers, y.reshape((Bx * G,) + y.shape[2:]))
             return answers.reshape(Bx, G)
@@ -235,14 +238,15 @@ class RecurrentSplit:
         own steps over each whole sequence, the same as the generic tree finds; nothing here
         reads a message (the protocol's states never reach this pass).
         """
-        tokens, model, s = np.asarray(encoded.tokens), self.model, self.split_at
+        tokens, model, s = encoded.tokens, self.model, self.split_at  # host or device tokens
+        xp = namespace_of(tokens)
         B = tokens.shape[0]
         if runner == "prefix-tree" and group > 1 and 0 < s < self.length and B % group == 0:
             heads = tokens[::group, :s]  # (B / G, s)
-            if np.all(tokens[:, :s].reshape(B // group, group, s) == heads[:, None, :]):
+            if bool(xp.all(xp.reshape(tokens[:, :s], (B // group, group, s)) == heads[:, None, :])):
                 early = [int(t) for t in self.read if t < s]
                 state, ys = prefix_tree_run(model, heads, read_at=early)
-                rows = np.repeat(np.arange(B // group), group)  # row -> its group's prefix state
+                rows = group_rows(tokens, B // group, group)  # row -> its group's prefix state
                 outs = {t: take_rows({"z": readout(model, y)}, rows)["z"] for t, y in ys.items()}
                 return self._suffix(state, tokens[:, s:], rows, outs)
         flat = self.cot is None

@@ -71,6 +71,29 @@ def take_rows(state: dict, index) -> dict:
     return out
 
 
+def take_columns(tokens, columns):
+    """Columns ``columns`` (sorted host positions) of ``tokens`` ``(B, N)``, on the tokens' namespace:
+    a slice when they are a contiguous run, else ``xp.take`` with an index built from the positions
+    (N constants of the split, not per-instance data)."""
+    columns = np.asarray(columns, dtype=np.int64)
+    if is_numpy(tokens):
+        return tokens[:, columns]
+    if columns.size and np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
+        return tokens[:, int(columns[0]):int(columns[0]) + columns.size]
+    xp = namespace_of(tokens)
+    index = xp.asarray([int(c) for c in columns], dtype=xp.int64, device=array_api_compat.device(tokens))
+    return xp.take(tokens, index, axis=1)
+
+
+def group_rows(like, groups: int, size: int):
+    """``(groups * size,)`` int64 ``0 0 .. 1 1 ..`` (each group id ``size`` times): row -> its
+    group's state, on the namespace and device of the array ``like`` (NumPy for host data)."""
+    if is_numpy(like) or not is_array(like):
+        return np.repeat(np.arange(groups), size)
+    xp = namespace_of(like)
+    return xp.repeat(xp.arange(groups, dtype=xp.int64, device=array_api_compat.device(like)), size)
+
+
 def concat_rows(parts: list[dict]) -> dict:
     """Row-wise concatenation of dicts of arrays with the same keys."""
     if len(parts) == 1:
@@ -152,9 +175,10 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
         state = model.init_state(B if state_rows is None else 1)
         state_rows = None if state_rows is None else np.zeros(B, dtype=np.int64)
     if state_rows is not None:
-        state_rows = np.asarray(state_rows, dtype=np.int64)
-        if state_rows.shape != (B,):
-            raise ValueError(f"state_rows has shape {state_rows.shape}, expected ({B},)")
+        state_rows = state_rows if is_array(state_rows) and not is_numpy(state_rows) else \
+            np.asarray(state_rows, dtype=np.int64)  # a device index stays there
+        if tuple(state_rows.shape) != (B,):
+            raise ValueError(f"state_rows has shape {tuple(state_rows.shape)}, expected ({B},)")
     on_host = array_api_compat.is_numpy_namespace(model.xp)
     flat = np.empty((B, state_width(model)), dtype=np.float64) if flat_state and on_host else None
     states, outs = [], {t: [] for t in read}
@@ -177,16 +201,30 @@ def run_blocks(model, tokens, state=None, read_at=(), block: int = BLOCK_STEPS, 
 
 def _step_nodes(model, tokens_t, parent_state):
     """One step for every node of a level, in row blocks; a single node is padded to two."""
+    xp = namespace_of(tokens_t)
     G = tokens_t.shape[0]
     if G == 1:
-        state, y = model.run_layers(np.concatenate([tokens_t, tokens_t])[:, None],
+        state, y = model.run_layers(xp.reshape(xp.concat([tokens_t, tokens_t]), (-1, 1)),
                                     concat_rows([parent_state, parent_state]))
         return take_rows(state, slice(0, 1)), y[:1, -1, :]
     parts = []
     for rows in _row_slices(G, row_block(model)):
-        state, y = model.run_layers(tokens_t[rows][:, None], take_rows(parent_state, rows))
+        state, y = model.run_layers(xp.reshape(tokens_t[rows], (-1, 1)), take_rows(parent_state, rows))
         parts.append((state, y[:, -1, :]))
     return concat_rows([p[0] for p in parts]), concat_rows([{"y": p[1]} for p in parts])["y"]
+
+
+def _lexicographic_order(tokens):
+    """Row order ``(R,)`` int64 that sorts ``tokens`` ``(R, T)`` lexicographically (stable): NumPy's
+    lexsort on the host; on a device, stable argsorts column by column, last column first (an
+    LSD sort: the standard has no lexsort), which is the same permutation."""
+    if is_numpy(tokens):
+        return np.lexsort(tokens.T[::-1])
+    xp = namespace_of(tokens)
+    order = xp.arange(tokens.shape[0], dtype=xp.int64, device=array_api_compat.device(tokens))
+    for c in range(tokens.shape[1] - 1, -1, -1):  # a loop over positions, never over rows
+        order = xp.take(order, xp.argsort(xp.take(tokens[:, c], order), stable=True))
+    return order
 
 
 def prefix_tree_run(model, tokens, read_at=()):
@@ -194,32 +232,32 @@ def prefix_tree_run(model, tokens, read_at=()):
 
     Rows are sorted lexicographically; at level t the distinct prefixes of length t + 1 are the
     runs of rows that agree on columns ``0..t``, and each takes one step from its parent's state.
-    Returns ``(state, {t: y_t})`` per row in the original order, like :func:`run_blocks`.
+    Returns ``(state, {t: y_t})`` per row in the original order, like :func:`run_blocks`. Device
+    tokens keep the tree's bookkeeping on their namespace (sort, node ids, gathers).
     """
-    tokens = to_numpy(tokens)  # the tree's bookkeeping (lexsort) is host work on host tokens
+    tokens = tokens if is_array(tokens) else np.asarray(tokens)
+    xp = namespace_of(tokens)
     R, T = tokens.shape
     read = {int(t) for t in read_at}
     if R == 0 or T == 0:
         return run_blocks(model, tokens, read_at=read_at)
-    order = np.lexsort(tokens.T[::-1])  # rows in lexicographic order
-    tok = tokens[order]  # (R, T)
-    fresh = np.empty((R, T), dtype=bool)
-    fresh[0] = True
-    fresh[1:] = tok[1:] != tok[:-1]
-    fresh = np.logical_or.accumulate(fresh, axis=1)  # a new node at level t starts at row r
+    order = _lexicographic_order(tokens)  # rows in lexicographic order
+    tok = xp.take(tokens, order, axis=0)  # (R, T)
+    head = xp.ones((1, T), dtype=xp.bool, device=array_api_compat.device(tokens))
+    fresh = xp.concat([head, tok[1:, :] != tok[:-1, :]], axis=0)  # (R, T)
+    fresh = xp.cumulative_sum(xp.astype(fresh, xp.int64), axis=1) > 0  # a new node at level t starts at row r
     state = model.init_state(1)
-    node_of_row = np.zeros(R, dtype=np.int64)  # level -1: the root, one node
+    node_of_row = xp.zeros(R, dtype=xp.int64, device=array_api_compat.device(tokens))  # level -1: the root
     outputs = {}
     for t in range(T):
-        starts = np.nonzero(fresh[:, t])[0]  # (G,) first (sorted) row of each node
-        state, y = _step_nodes(model, tok[starts, t], take_rows(state, node_of_row[starts]))
-        node_of_row = np.cumsum(fresh[:, t]) - 1  # (R,) node of each sorted row at level t
+        starts = xp.nonzero(fresh[:, t])[0]  # (G,) first (sorted) row of each node
+        state, y = _step_nodes(model, xp.take(tok[:, t], starts), take_rows(state, xp.take(node_of_row, starts)))
+        node_of_row = xp.cumulative_sum(xp.astype(fresh[:, t], xp.int64)) - 1  # (R,) node of each sorted row
         if t in read:
             outputs[t] = (y, node_of_row)
-    inverse = np.empty(R, dtype=np.int64)
-    inverse[order] = np.arange(R)
-    final = take_rows(state, node_of_row[inverse])
-    return final, {t: take_rows({"y": y}, nodes[inverse])["y"] for t, (y, nodes) in outputs.items()}
+    inverse = xp.argsort(order)  # the inverse permutation
+    final = take_rows(state, xp.take(node_of_row, inverse))
+    return final, {t: take_rows({"y": y}, xp.take(nodes, inverse))["y"] for t, (y, nodes) in outputs.items()}
 
 
 def readout(model, y):

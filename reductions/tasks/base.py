@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import InvalidParameterError
 
 __all__ = ["Task", "TaskBatch", "check_size", "check_batch", "balanced_labels", "random_subsets"]
@@ -58,15 +59,24 @@ class TaskBatch:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
-        tokens = np.asarray(self.tokens)
-        if tokens.ndim != 2 or not np.issubdtype(tokens.dtype, np.integer):
-            raise InvalidParameterError(f"tokens must be a (B, N) integer array, got {tokens.dtype} "
-                                        f"of shape {tokens.shape}")
-        object.__setattr__(self, "tokens", tokens.astype(np.int64, copy=False))
-        if self.features is not None:
+        if is_array(self.tokens) and not is_numpy(self.tokens):  # device tokens stay on their namespace
+            xp = namespace_of(self.tokens)
+            if self.tokens.ndim != 2 or not xp.isdtype(self.tokens.dtype, "integral"):
+                raise InvalidParameterError(f"tokens must be a (B, N) integer array, got {self.tokens.dtype} "
+                                            f"of shape {tuple(self.tokens.shape)}")
+            object.__setattr__(self, "tokens", xp.astype(self.tokens, xp.int64, copy=False))
+            shape = tuple(self.tokens.shape)
+        else:
+            tokens = np.asarray(self.tokens)
+            if tokens.ndim != 2 or not np.issubdtype(tokens.dtype, np.integer):
+                raise InvalidParameterError(f"tokens must be a (B, N) integer array, got {tokens.dtype} "
+                                            f"of shape {tokens.shape}")
+            object.__setattr__(self, "tokens", tokens.astype(np.int64, copy=False))
+            shape = tokens.shape
+        if self.features is not None:  # host features (the device encoders give none)
             feats = np.asarray(self.features, dtype=np.float64)
-            if feats.ndim != 3 or feats.shape[:2] != tokens.shape:
-                raise InvalidParameterError(f"features must be (B, N, d) with (B, N) = {tokens.shape}, "
+            if feats.ndim != 3 or feats.shape[:2] != shape:
+                raise InvalidParameterError(f"features must be (B, N, d) with (B, N) = {shape}, "
                                             f"got {feats.shape}")
             object.__setattr__(self, "features", feats)
         object.__setattr__(self, "meta", dict(self.meta))  # a copy (a plain dict pickles)
