@@ -101,7 +101,9 @@ def check_destinations(args) -> None:
 
 
 def _terminal_columns() -> int:
-    return int(os.environ.get("COLUMNS", "160"))
+    from commcomp.tables import console_width
+
+    return console_width(160)
 
 
 def render_rich(renderables) -> str:
@@ -282,12 +284,7 @@ def add_list(sub):
 # sweep (reductions.sweep): grids of runs into a resumable SQLite database
 # --------------------------------------------------------------------------------------------
 def _sweep_workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    value = _int_at_least(text, 0)
     from commcomp.limits import MAX_WORKERS
 
     if value > MAX_WORKERS:
@@ -515,14 +512,6 @@ def add_sweep(sub):
 # --------------------------------------------------------------------------------------------
 # bounds
 # --------------------------------------------------------------------------------------------
-def _number(value):
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
-
-
 def cmd_bounds(args):
     from commcomp.bounds import compute_bounds, export_rows, plot_min_width
 
@@ -564,10 +553,10 @@ def _emit_computed_bounds(args):
         for n in args.n:
             bound = computed_state_bits(task, n)
             results.append({**bound.to_json(), **catalogue_check(bound, args.precision)})
-    from commcomp.bounds.table import TASK_SHORT
+    from commcomp.bounds.table import TASK_SHORT, number_text
 
     rows = [[TASK_SHORT.get(r["task"], r["task"]), r["n"], r["length"], r["domain_size"],
-             " ".join(map(str, r["classes_per_cut"])), r["max_state_bits"], _number(r["catalogue_state_bits"]),
+             " ".join(map(str, r["classes_per_cut"])), r["max_state_bits"], number_text(r["catalogue_state_bits"]),
              r["catalogue_theorem"] or "-"] for r in results]
     emit(args, results, lambda: rich_table(
         "computed bounds: exact minimum state bits of any recurrent model (Myhill-Nerode classes per cut)",
@@ -1067,7 +1056,7 @@ def add_import(sub):
     p.add_argument("--norm-first", dest="norm_first", action="store_true", help="transformer: pre-norm blocks")
     p.add_argument("--residual", action="store_true", help="bare nn.MultiheadAttention: x + attn(x)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the conversion check's random tokens")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the conversion check's random tokens")
     p.set_defaults(func=cmd_import)
 
 

@@ -157,35 +157,48 @@ SERIES = [
 ]
 
 
-def _child(kind, fn, problem, n, queue):
+def _child(fn, args, queue, setup=None):
     try:
-        if kind == "matrix":
-            t = time.perf_counter()
-            value = fn(problem, n)
-            value = int(np.asarray(value).sum())
-        else:
-            m = problem_matrix(problem, n)
-            t = time.perf_counter()
-            value = fn(m)
+        if setup is not None:  # outside the clock (e.g. building the matrix)
+            args = setup(*args)
+        t = time.perf_counter()
+        value = fn(*args)
         queue.put(("ok", time.perf_counter() - t, value))
     except TooLargeError as err:
         queue.put(("limit", 0.0, str(err)))
+    except Exception as err:  # reported in the table, not as a traceback
+        queue.put(("error", 0.0, f"{type(err).__name__}: {err}"))
 
 
-def timed(kind, fn, problem, n, budget):
-    """(status, seconds, value) with status ok / limit / timeout, run in a child process."""
+def in_child(fn, args, budget, setup=None):
+    """(status, seconds, value): ok / limit / error / timeout / crashed, ``fn(*args)`` run in a
+    forked process killed at ``budget`` seconds; ``setup(*args)``, if given, makes the arguments in
+    the child before the clock starts. Also used by bench_matrix_hard."""
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(kind, fn, problem, n, queue))
+    proc = ctx.Process(target=_child, args=(fn, args, queue, setup))
     proc.start()
-    proc.join(budget + 5)  # + start-up and matrix construction
+    proc.join(budget)
     if proc.is_alive():
         proc.terminate()
         proc.join()
         return "timeout", None, None
     if queue.empty():
         return "crashed", None, None
-    status, secs, value = queue.get()
+    return queue.get()
+
+
+def _cells_set(fn, problem, n):
+    return int(np.asarray(fn(problem, n)).sum())
+
+
+def timed(kind, fn, problem, n, budget):
+    """(status, seconds, value) with status ok / limit / error / timeout, run in a child process."""
+    if kind == "matrix":  # the construction is what is timed
+        run = in_child(_cells_set, (fn, problem, n), budget + 5)
+    else:  # + start-up and matrix construction, which the clock leaves out
+        run = in_child(fn, (problem, n), budget + 5, setup=lambda p, k: (problem_matrix(p, k),))
+    status, secs, value = run
     if status == "ok" and secs > budget:
         return "timeout", secs, value
     return status, secs, value

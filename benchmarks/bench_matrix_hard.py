@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from commcomp.errors import TooLargeError
 from commcomp.matrix import deterministic_cc, measure_problem, problem_matrix
 from commcomp.matrix.generators import gap_matrix, random_matrix
 from commcomp.matrix.rectangles import rectangle_number
 from commcomp.matrix.solvers import SOLVERS, available_solvers
+
+from bench_matrix import in_child  # benchmarks/ is on sys.path: run as a script or from bench_matrix
 
 MEASURES = {
     "chi_1": lambda m: rectangle_number(m, True, kind="partition").value,
@@ -56,33 +56,6 @@ def data_dir() -> Path | None:
         if base and (Path(base) / "hard10.npz").exists():
             return Path(base)
     return None
-
-
-def _child(fn, args, queue):
-    try:
-        t = time.perf_counter()
-        value = fn(*args)
-        queue.put(("ok", time.perf_counter() - t, value))
-    except TooLargeError as err:
-        queue.put(("limit", 0.0, str(err)))
-    except Exception as err:  # reported in the table, not as a traceback
-        queue.put(("error", 0.0, f"{type(err).__name__}: {err}"))
-
-
-def in_child(fn, args, budget):
-    """(status, seconds, value): ok / limit / timeout, the call run in a forked process."""
-    ctx = mp.get_context("fork")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(fn, args, queue))
-    proc.start()
-    proc.join(budget)
-    if proc.is_alive():
-        proc.terminate()
-        proc.join()
-        return "timeout", None, None
-    if queue.empty():
-        return "crashed", None, None
-    return queue.get()
 
 
 def _both_colours(m, solver, kind):

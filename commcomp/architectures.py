@@ -62,7 +62,6 @@ __all__ = [
     "state_numbers",
     "state_numbers_formula",
     "recurrent_stack_state_formula",
-    "WIDTH_CONVENTION_CAPTION",
     "width_means",
 ]
 
@@ -370,13 +369,7 @@ def state_numbers(arch: str | Architecture, width: int, **hyper: int) -> int:
     return int(count)
 
 
-#: One sentence for table captions: what the width m is, per architecture family.
-WIDTH_CONVENTION_CAPTION = (
-    "width m: Transformer and hybrid attention = per-head d_k (= d_v), so H heads carry H*m numbers per "
-    "position; linear attention and RetNet = total width, split across H heads (d_k = m/H); Elman, GRU = "
-    "hidden size, LSTM = hidden size (state 2m), DSS = channels (state d_state*m), Mamba = model width "
-    "(inner expand*m); feedforward = first-layer width")
-
+#: What the width m counts, per architecture (the others: hidden size m); shown in table captions.
 _WIDTH_MEANS = {
     "transformer": "per-head d_k (= d_v); H heads carry H*m numbers per position",
     "hybrid": "recurrent stack width m; the attention layer has per-head d_k = d_v = m",

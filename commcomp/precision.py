@@ -51,6 +51,7 @@ __all__ = ["Precision", "IEEEFloat", "FixedPoint", "parse_precision", "parse_bou
            "BFLOAT16", "FLOAT32", "FLOAT64", "MIN_FIXED_BITS", "MAX_FIXED_BITS", "MAX_FRACTION_BITS",
            "MAX_BOUND_BITS", "FORMATS_HELP", "fraction_bits_range", "check_fixed_format"]
 
+
 @dataclass
 class SaturationCounter:
     """Mutable tally of values that hit the ends of a format (fixed: clipped; IEEE: overflowed)."""

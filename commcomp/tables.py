@@ -20,12 +20,18 @@ import textwrap
 __all__ = ["text_table", "console_width", "longest_words", "longest_lines", "fit_widths"]
 
 
-def console_width() -> int:
-    """``$COLUMNS`` or 80."""
+def console_width(default: int = 80) -> int:
+    """``$COLUMNS`` (at least 40), or ``default`` when it is unset or not an integer.
+
+    >>> saved = os.environ.get("COLUMNS"); os.environ["COLUMNS"] = "wide"
+    >>> console_width(), console_width(160)
+    (80, 160)
+    >>> _ = os.environ.pop("COLUMNS"); os.environ.update({} if saved is None else {"COLUMNS": saved})
+    """
     try:
-        return max(40, int(os.environ.get("COLUMNS", "80")))
+        return max(40, int(os.environ.get("COLUMNS", str(default))))
     except ValueError:
-        return 80
+        return default
 
 
 def text_table(title: str, columns, rows, caption: str | None = None, *, width: int | None = None,

@@ -33,7 +33,7 @@ __all__ = ["rng_of", "uniform", "normal", "glorot_uniform", "orthogonal", "init_
            "FORMAT_VERSION", "META_KEY", "ModelFileError"]
 
 FORMAT_VERSION = 1
-META_KEY = _META_KEY = "__commcomp_meta__"
+META_KEY = "__commcomp_meta__"
 _PARAM_PREFIX = "param:"
 
 
@@ -309,7 +309,7 @@ def save_model(model, path, about: dict | None = None) -> Path:
     arrays = {f"{_PARAM_PREFIX}{k}": np.asarray(v) for k, v in model.params.items()}
     path = Path(path)
     with open(path, "wb") as fh:  # a file handle keeps numpy from appending ".npz"
-        np.savez(fh, **{_META_KEY: np.array(json.dumps(meta, sort_keys=True))}, **arrays)
+        np.savez(fh, **{META_KEY: np.array(json.dumps(meta, sort_keys=True))}, **arrays)
     return path
 
 

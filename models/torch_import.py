@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,7 @@ def read_state_dict(path) -> dict:
         try:
             with np.load(path, allow_pickle=False) as data:
                 raw = {k: data[k] for k in data.files}
-        except (OSError, ValueError, EOFError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise TorchImportError(f"{path}: not a readable .npz ({str(exc).splitlines()[0]})") from None
     else:
         try:

@@ -27,8 +27,6 @@ Examples
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +39,7 @@ CHECK_BATCH, CHECK_LENGTH = 64, 12
 
 
 def _save_atomic(model, out, about) -> None:
+    from commcomp.output import write_with
     from models.common import save_model
 
     out = Path(out)
@@ -50,22 +49,7 @@ def _save_atomic(model, out, about) -> None:
     if out.is_symlink() or (out.exists() and not out.is_file()):
         raise InvalidParameterError(f"cannot write {out}: it exists and is not a regular file (a folder, a "
                                     "link, a device): commcomp replaces regular files only")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".commcomp-", suffix=".npz.tmp")
-    os.close(fd)
-    try:
-        save_model(model, tmp, about=about)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_with(str(out), lambda tmp: save_model(model, tmp, about=about))  # the output-file policy
 
 
 def _torch_modules(sd: dict, arch: str, layout: dict, model, options: dict):

@@ -31,7 +31,7 @@ from commcomp.bounds.export import (
 )
 from commcomp.bounds.per_task import (
     SPECIAL_ROWS, QsaWidth, SpecialRow, best_construction, best_lower_bound, bound_parameters, catalogue_N,
-    protocol_lower_bound_bits, qsa_construction_widths, qsa_explicit_width, short_label,
+    protocol_lower_bound_bits, qsa_construction_widths, qsa_explicit_width,
 )
 from commcomp.bounds.plot import PlotUnavailableError, plot_min_width
 from commcomp.bounds.records import TASKS, Bound
@@ -49,5 +49,5 @@ __all__ = [
     # issue 12 (per task instance, labels, protocols)
     "EVIDENCE_TEXT", "N_MEANING", "QsaWidth", "SPECIAL_ROWS", "SpecialRow", "best_construction", "best_lower_bound",
     "bound_parameters", "catalogue_N", "hybrid_protocol_bits", "min_width_for_hybrid", "protocol_lower_bound_bits",
-    "qsa_construction_widths", "qsa_explicit_width", "short_label", "sum_bits",
+    "qsa_construction_widths", "qsa_explicit_width", "sum_bits",
 ]

@@ -28,7 +28,8 @@ from commcomp.bounds.catalogue import (
 )
 from commcomp.bounds.records import QUANTITIES, TASKS, Bound, N, eps, latex, log2, p, resolve_task, text
 from commcomp.bounds.widths import (
-    capacity, crossover_length, min_width_for_bits, min_width_for_hybrid, min_width_for_quantity, sum_bits,
+    capacity, crossover_length, hybrid_protocol_bits, min_width_for_bits, min_width_for_hybrid,
+    min_width_for_quantity, sum_bits,
 )
 from commcomp.errors import InvalidParameterError, UnknownNameError
 
@@ -220,7 +221,8 @@ def _width_and_capacity(quantity: str, exact, arch: str, resolved: dict, bits: i
         numbers = int(recurrent_stack_state_formula(arch, **resolved).subs(m, width))
         if quantity == "state_numbers_sum_bits":
             return min_w, numbers * bits, numbers
-        return min_w, numbers * bits + heads * width * bits + heads * (width + 1) * bits, heads * (width + 1)
+        # the protocol's bits at N = 1 (sums of p bits); the ceil(log2 N) per sum is the log coefficient
+        return min_w, hybrid_protocol_bits(numbers, bits, heads, width, width, 1), heads * (width + 1)
     min_w = min_width_for_quantity(quantity, exact, heads)
     cap = None if width is None or min_w is None else capacity(quantity, width, bits, heads, arch, resolved)
     return min_w, cap, 0

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 from commcomp.bounds.calculator import BoundRow, compute_bounds, precision_bits
 from commcomp.bounds.catalogue import evaluate_bound, get_bound
-from commcomp.bounds.records import Bound, resolve_task
+from commcomp.bounds.records import resolve_task
 from commcomp.errors import InvalidParameterError
 
 __all__ = ["QsaWidth", "SPECIAL_ROWS", "SpecialRow", "best_construction", "best_lower_bound",
            "bound_parameters", "catalogue_N", "protocol_lower_bound_bits", "qsa_construction_widths",
-           "qsa_explicit_width", "short_label"]
+           "qsa_explicit_width"]
 
 #: Defaults of the registered tasks (reductions/tasks): qSA's value dimension, MIL's data factor.
 QSA_DIM = 2
@@ -187,25 +187,6 @@ def protocol_lower_bound_bits(problem: str, n: int, rounds: int) -> int:
     if rounds == 1:
         return prob.deterministic_one_way_bits(n)
     return max(0, prob.deterministic_bits(n) - 1)
-
-
-_SHORT = {"proved lower bound": "LB [P]", "construction": "constr", "construction parameter": "param",
-          "heuristic": "heur", "measured": "meas", "asymptotic, constant unknown": "asympt",
-          "statement": "stmt"}
-
-
-def short_label(entry: Bound | BoundRow) -> str:
-    """A label of at most 8 characters for 80-column tables: ``LB [S]``, ``LB [D✓]``, ``constr``...
-
-    Examples
-    --------
-    >>> short_label(get_bound("BHBK-Dyck-1TF")), short_label(get_bound("SHT-qSA-UB-inf"))
-    ('LB [S]', 'constr')
-    """
-    label = entry.label
-    if label in _SHORT:
-        return _SHORT[label]
-    return f"LB [{entry.evidence}]" if entry.kind == "lower" else label[:8]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from commcomp.tables import text_table
 
-__all__ = ["TASK_SHORT", "ARCH_SHORT", "short_what", "short_rows", "wide_rows", "bounds_text"]
+__all__ = ["TASK_SHORT", "ARCH_SHORT", "number_text", "short_what", "short_rows", "wide_rows", "bounds_text"]
 
 #: Short task names for 80-column tables.
 TASK_SHORT = {"index-lookup": "IL", "multi-index-lookup": "MIL", "nearest-neighbour": "NN", "mqar": "MQAR",
@@ -27,7 +27,8 @@ TASK_SHORT = {"index-lookup": "IL", "multi-index-lookup": "MIL", "nearest-neighb
 ARCH_SHORT = {"linear-attention": "lin-attn", "transformer": "tf", "feedforward": "ffn"}
 
 
-def _number(value) -> str:
+def number_text(value) -> str:
+    """A table cell of a number: ``-`` for None, 4 significant digits for a float."""
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -57,10 +58,10 @@ def short_rows(rows, width: int | None = None) -> list[list[str]]:
     """One short line per bound row (``width``: add the N from which that width fails)."""
     out = []
     for r in rows:
-        line = [str(r.n), TASK_SHORT.get(r.task, r.task or "-"), _arch(r), short_what(r), _number(r.min_width),
+        line = [str(r.n), TASK_SHORT.get(r.task, r.task or "-"), _arch(r), short_what(r), number_text(r.min_width),
                 r.theorem]
         if width:
-            line.insert(5, _number(r.crossover_n))
+            line.insert(5, number_text(r.crossover_n))
         out.append(line)
     return out
 
@@ -69,10 +70,10 @@ def wide_rows(rows, width: int | None = None) -> list[list[str]]:
     """Every field of the table."""
     out = []
     for r in rows:
-        line = [str(r.n), r.task or "-", _arch(r), r.label, r.quantity, _number(r.value), _number(r.min_width),
+        line = [str(r.n), r.task or "-", _arch(r), r.label, r.quantity, number_text(r.value), number_text(r.min_width),
                 r.formula, f"{r.theorem} {r.tag}"]
         if width:
-            line.insert(7, _number(r.crossover_n))
+            line.insert(7, number_text(r.crossover_n))
         out.append(line)
     return out
 

@@ -204,8 +204,19 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
                                  tuple(steps), kept)
 
 
-def partition_number_1(matrix, *, solver: str | None = "auto",
-                       max_conflicts: int | None = None) -> RectangleNumberResult:
+def _rectangle_measure(colour: bool, kind: str, doc: str):
+    """The public function for one (colour, kind) pair of :func:`rectangle_number`, named
+    ``{kind}_number_{colour}`` and carrying ``doc`` (its doctest runs with the module's)."""
+    def measure(matrix, *, solver: str | None = "auto",
+                max_conflicts: int | None = None) -> RectangleNumberResult:
+        return rectangle_number(matrix, colour, kind=kind, solver=solver, max_conflicts=max_conflicts)
+
+    measure.__name__ = measure.__qualname__ = f"{kind}_number_{int(colour)}"
+    measure.__doc__ = doc
+    return measure
+
+
+partition_number_1 = _rectangle_measure(True, "partition",
     """χ₁: fewest 1-rectangles partitioning the 1-cells (see :func:`rectangle_number`).
 
     Examples
@@ -213,12 +224,9 @@ def partition_number_1(matrix, *, solver: str | None = "auto",
     >>> import numpy as np
     >>> partition_number_1(1 - np.eye(4, dtype=int)).value   # NOT-EQUALITY on 2 bits
     4
-    """
-    return rectangle_number(matrix, True, kind="partition", solver=solver, max_conflicts=max_conflicts)
+    """)
 
-
-def partition_number_0(matrix, *, solver: str | None = "auto",
-                       max_conflicts: int | None = None) -> RectangleNumberResult:
+partition_number_0 = _rectangle_measure(False, "partition",
     """χ₀: fewest 0-rectangles partitioning the 0-cells (see :func:`rectangle_number`).
 
     Examples
@@ -226,12 +234,9 @@ def partition_number_0(matrix, *, solver: str | None = "auto",
     >>> import numpy as np
     >>> partition_number_0(np.eye(4, dtype=int)).value
     4
-    """
-    return rectangle_number(matrix, False, kind="partition", solver=solver, max_conflicts=max_conflicts)
+    """)
 
-
-def cover_number_1(matrix, *, solver: str | None = "auto",
-                   max_conflicts: int | None = None) -> RectangleNumberResult:
+cover_number_1 = _rectangle_measure(True, "cover",
     """C¹: fewest 1-rectangles covering the 1-cells; ``result.bits`` is N¹(f).
 
     Examples
@@ -240,12 +245,9 @@ def cover_number_1(matrix, *, solver: str | None = "auto",
     >>> res = cover_number_1(1 - np.eye(4, dtype=int))   # NOT-EQUALITY on 2 bits
     >>> res.value, res.bits   # fewest k with binomial(k, k // 2) >= 4 (for 3 bits: 5, not 2 * 3)
     (4, 2)
-    """
-    return rectangle_number(matrix, True, kind="cover", solver=solver, max_conflicts=max_conflicts)
+    """)
 
-
-def cover_number_0(matrix, *, solver: str | None = "auto",
-                   max_conflicts: int | None = None) -> RectangleNumberResult:
+cover_number_0 = _rectangle_measure(False, "cover",
     """C⁰: fewest 0-rectangles covering the 0-cells; ``result.bits`` is N⁰(f).
 
     Examples
@@ -253,8 +255,7 @@ def cover_number_0(matrix, *, solver: str | None = "auto",
     >>> import numpy as np
     >>> cover_number_0(np.eye(4, dtype=int)).value
     4
-    """
-    return rectangle_number(matrix, False, kind="cover", solver=solver, max_conflicts=max_conflicts)
+    """)
 
 
 def _rank(a: np.ndarray) -> int:

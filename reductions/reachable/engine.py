@@ -159,9 +159,12 @@ class ReachableStates:
 
     def representatives(self) -> np.ndarray:
         """One input ``(S, n)`` per class of the last explored level."""
-        S = self.keys.shape[0]
-        return np.stack([self.representative(len(self.levels), c) for c in range(S)]) if S else \
-            np.zeros((0, self.layout.n), np.uint8)
+        S, L = self.keys.shape[0], len(self.levels)
+        choices, cls = np.zeros((S, L), dtype=np.int64), np.arange(S)  # (S, L), (S,)
+        for t in range(L - 1, -1, -1):  # back through the levels, every class at once
+            lv = self.levels[t]
+            choices[:, t], cls = lv.rep_letter[cls], lv.rep_parent[cls]
+        return self.layout.inputs_from_choices(choices)
 
     def collision_inputs(self, collision: Collision) -> tuple[np.ndarray, np.ndarray]:
         """Two different inputs x != x' whose messages are equal after ``collision.level + 1``

@@ -75,12 +75,12 @@ class AliceLetters:
                                   bits[:, :, None], axis=2)[:, :, 0]
 
     def inputs_from_choices(self, choices, fill: int = 0) -> np.ndarray:
-        """x ``(n,)`` uint8 from the letter chosen at each position (0/1 per level); bits no level
-        chose are ``fill``."""
-        x = np.full(self.n, fill, dtype=np.uint8)
+        """x ``(n,)`` uint8 from the letter chosen at each position (0/1 per level), or ``(B, n)``
+        from ``(B, levels)`` choices; bits no level chose are ``fill``."""
         choices = np.asarray(choices, dtype=np.int64)
-        read = self.bit_at[:len(choices)]
-        x[read[read >= 0]] = choices[read >= 0]
+        x = np.full(choices.shape[:-1] + (self.n,), fill, dtype=np.uint8)
+        read = self.bit_at[:choices.shape[-1]]
+        x[..., read[read >= 0]] = choices[..., read >= 0]
         return x
 
 

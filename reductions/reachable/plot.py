@@ -18,13 +18,12 @@ Examples
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from commcomp.errors import InvalidParameterError
+from commcomp.output import write_with
 
 __all__ = ["save_information_curve", "describe_count"]
 
@@ -83,16 +82,8 @@ def save_information_curve(out: dict, path, *, title: str | None = None) -> Path
                           f"{out.get('problem')} -> {out.get('task')}, n = {out.get('n')}", fontsize=9)
     ax.legend(fontsize=7, loc="center right")
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; an ordinary file's mode instead
-        os.replace(tmp, path)
+        write_with(str(path), fig.savefig)  # the output-file policy: atomic, an ordinary file's mode
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
     return path

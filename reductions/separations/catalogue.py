@@ -26,7 +26,7 @@ try:  # the per-task helpers of the catalogue (commcomp.bounds.per_task), when p
 except ImportError:  # pragma: no cover - depends on the catalogue version
     _best_construction = _best_lower_bound = _catalogue_N = None
 
-__all__ = ["catalogue_n", "lower_bound", "construction_bound", "HAS_PER_TASK"]
+__all__ = ["catalogue_n", "lower_bound", "construction_bound", "bound_fields", "HAS_PER_TASK"]
 
 #: Whether the catalogue's own per-task helpers are in use (else the fallback below).
 HAS_PER_TASK = _best_lower_bound is not None
@@ -82,3 +82,20 @@ def construction_bound(task: str, arch: str, layers: int, length: int, precision
         return _fallback(task, arch, layers, length, precision, heads, "upper")
     except CommcompError:
         return None
+
+
+def bound_fields(lower, upper) -> dict:
+    """The row fields both tables (:mod:`.grid`, :mod:`.rows`) take from a lower bound and a catalogue
+    construction (``BoundRow`` or None; None gives None fields).
+
+    >>> bound_fields(None, None)["lower_bound_width"] is None
+    True
+    """
+    def get(row, attr):
+        return None if row is None else getattr(row, attr)
+
+    return dict(lower_bound_width=get(lower, "min_width"), lower_bound_value=get(lower, "value"),
+                lower_bound_quantity=get(lower, "quantity"), lower_bound_theorem=get(lower, "theorem"),
+                lower_bound_tag=get(lower, "tag"), lower_bound_formula=get(lower, "formula"),
+                catalogue_construction_width=get(upper, "min_width"),
+                catalogue_construction_theorem=get(upper, "theorem"))

@@ -33,17 +33,13 @@ import numpy as np
 
 from commcomp.errors import CommcompError
 
-__all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs",
-           "STATUS_OK", "STATUS_BAD"]
+__all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs"]
 
 #: The qSA row unit's witness search: at most this many (B, N, N) entries per chunk (128 MiB).
 WITNESS_MAX_ELEMENTS = 1 << 24
 
 #: Architectures whose width H divides (the others take no heads).
 _HEADED = ("transformer", "hybrid", "linear-attention", "retnet")
-
-STATUS_OK = ("passed", "found")
-STATUS_BAD = ("FAILED", "not found")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_B
                              check_seed)
 from commcomp.precision import parse_precision
 
-from .catalogue import catalogue_n, construction_bound, lower_bound
+from .catalogue import bound_fields, catalogue_n, construction_bound, lower_bound
 
 __all__ = ["SeparationRow", "separations", "ARCH_CLASSES", "arch_class_spec", "catalogue_length"]
 
@@ -236,8 +236,7 @@ def separations(n: int = 8, precision="float32", *, heads: int = 1, instances: i
         detail=f"{instances} instances of the longest task, {TOKEN_BYTES} bytes a token")
     classes = list(ARCH_CLASSES) if archs is None else [arch_class_spec(a) for a in archs]
     rows = []
-    for t_index, task in enumerate(task_names):
-        reduction = get_reduction(task)
+    for t_index, (task, reduction) in enumerate(zip(task_names, reductions)):
         rng = np.random.default_rng([seed, t_index])
         checked, reduction_ok = _check_reduction(reduction, n, instances, rng)
         N = int(reduction.length(n))
@@ -251,14 +250,7 @@ def separations(n: int = 8, precision="float32", *, heads: int = 1, instances: i
             rows.append(SeparationRow(
                 task=task, problem=reduction.problem, arch=name, layers=layers, n=int(n), length=N,
                 precision=fmt.name, heads=heads,
-                lower_bound_width=None if lower is None else lower.min_width,
-                lower_bound_value=None if lower is None else lower.value,
-                lower_bound_quantity=None if lower is None else lower.quantity,
-                lower_bound_theorem=None if lower is None else lower.theorem,
-                lower_bound_tag=None if lower is None else lower.tag,
-                lower_bound_formula=None if lower is None else lower.formula,
-                catalogue_construction_width=None if upper is None else upper.min_width,
-                catalogue_construction_theorem=None if upper is None else upper.theorem,
+                **bound_fields(lower, upper),
                 construction=c_name, construction_width=c_width, construction_correct=c_correct,
                 construction_checked=c_checked, construction_note=c_note,
                 reduction_checked=checked, reduction_ok=reduction_ok,

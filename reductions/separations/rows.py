@@ -27,6 +27,7 @@ from typing import Callable
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
 
+from .catalogue import bound_fields
 from .checks import Check, construction_check, protocol_check, witness_check
 from .ladder import Separation, WidthCurves, crossover, find_separations
 
@@ -224,16 +225,9 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                 task=sep.task, problem=sep.problem, weak_arch=sep.weak_arch, weak_layers=sep.weak_layers,
                 strong_arch=sep.strong_arch, strong_layers=sep.strong_layers, n=int(n),
                 length=curves.length(n), N=curves.N(n), precision=fmt.name, heads=heads,
-                lower_bound_width=None if lower is None else lower.min_width,
-                lower_bound_value=None if lower is None else lower.value,
-                lower_bound_quantity=None if lower is None else lower.quantity,
-                lower_bound_theorem=None if lower is None else lower.theorem,
-                lower_bound_tag=None if lower is None else lower.tag,
+                **bound_fields(lower, upper),
                 lower_bound_label=None if lower is None else lower.label,
-                lower_bound_formula=None if lower is None else lower.formula,
                 lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
-                catalogue_construction_width=None if upper is None else upper.min_width,
-                catalogue_construction_theorem=None if upper is None else upper.theorem,
                 construction=sep.construction, construction_width=explicit,
                 at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
                 separated=None if lower is None or explicit is None else lower.min_width > explicit,

@@ -207,19 +207,9 @@ class HybridSplit:
         if label == "query":
             values, k = self.query_code.decode_rows(arr)[0], model.n_heads * model.d_k
             return [(f"q@{o}", values[i * k:(i + 1) * k].tolist()) for i, o in enumerate(self.read)]
-        from models.transformer.attention import AttentionPartial
+        from .transformer import describe_partial_sums
 
-        out = []
-        for i, o in enumerate(int(t) for t in self.read):
-            part = AttentionPartial.from_bit_rows(arr[:, i * self.partial_bits:(i + 1) * self.partial_bits],
-                                                  n_heads=model.n_heads, d_v=model.d_v, n_positions=self.length,
-                                                  output_position=o, grid=self.grid)
-            scale_v = self.grid.value.scale if self.exact else 1.0
-            scale_w = self.grid.weight.scale if self.exact else 1.0
-            for h in range(model.n_heads):
-                out.append((f"S@{o}.h{h}", (np.asarray(part.numerator)[0, h] / scale_v).tolist()))
-                out.append((f"Z@{o}.h{h}", [float(np.asarray(part.denominator)[0, h]) / scale_w]))
-        return out
+        return describe_partial_sums(model, arr, self.read, self.partial_bits, self.length, self.grid)
 
     def describe(self) -> str:
         grid = self.grid.describe() if self.exact else "float64 sums (not exact)"

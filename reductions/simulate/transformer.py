@@ -225,24 +225,28 @@ class TransformerSplit:
             k = model.n_heads * model.d_k
             return [(f"q@{o}", values[i * k:(i + 1) * k].tolist())
                     for i, o in enumerate(o for o, m in self.modes.items() if m == "bob")]
-        from models.transformer.attention import AttentionPartial
-
-        out = []
-        for i, o in enumerate(int(t) for t in self.read):
-            chunk = arr[:, i * self.partial_bits:(i + 1) * self.partial_bits]
-            part = AttentionPartial.from_bit_rows(chunk, n_heads=model.n_heads, d_v=model.d_v,
-                                                  n_positions=self.length, output_position=o, grid=self.grid)
-            for h in range(model.n_heads):
-                num, den = np.asarray(part.numerator)[0, h], np.asarray(part.denominator)[0, h]
-                if self.exact:
-                    out.append((f"S@{o}.h{h}", (num / self.grid.value.scale).tolist()))
-                    out.append((f"Z@{o}.h{h}", [float(den) / self.grid.weight.scale]))
-                else:
-                    out.append((f"S@{o}.h{h}", num.tolist()))
-                    out.append((f"Z@{o}.h{h}", [float(den)]))
-        return out
+        return describe_partial_sums(model, arr, self.read, self.partial_bits, self.length, self.grid)
 
     def describe(self) -> str:
         grid = self.grid.describe() if self.exact else "float64 sums (not exact)"
         how = ", ".join(f"{o}: {m}" for o, m in self.modes.items())
         return f"{self.rounds}-round partition protocol; query at {how}; {grid}"
+
+
+def describe_partial_sums(model, arr, read, partial_bits: int, length: int, grid) -> list:
+    """``(name, values)`` per read position and head of one ``(1, bits)`` message of partial attention
+    sums: the numerator ``S@o.hh`` and denominator ``Z@o.hh`` as real values (``grid`` None: float
+    sums, shown as they are)."""
+    from models.transformer.attention import AttentionPartial
+
+    scale_v, scale_w = (1.0, 1.0) if grid is None else (grid.value.scale, grid.weight.scale)
+    out = []
+    for i, o in enumerate(int(t) for t in read):
+        part = AttentionPartial.from_bit_rows(arr[:, i * partial_bits:(i + 1) * partial_bits],
+                                              n_heads=model.n_heads, d_v=model.d_v, n_positions=length,
+                                              output_position=o, grid=grid)
+        for h in range(model.n_heads):
+            num, den = np.asarray(part.numerator)[0, h], np.asarray(part.denominator)[0, h]
+            out.append((f"S@{o}.h{h}", (num / scale_v).tolist()))
+            out.append((f"Z@{o}.h{h}", [float(den) / scale_w]))
+    return out
