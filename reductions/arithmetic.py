@@ -11,9 +11,11 @@ Examples
 
 from __future__ import annotations
 
+import array_api_compat
 import numpy as np
 
 from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
+from .device_ops import constant_columns, interleave, position_columns, select_constant
 from .tasks.match2 import Match2
 from .tasks.match3 import Match3
 from .tasks.qsa import QSparseAveraging
@@ -38,6 +40,17 @@ def _encode_qsa(x, y, n):
     return _QSA.assemble(n, z, pointers)
 
 
+def _device_qsa(xp, x, y, n):
+    slots = interleave(xp, constant_columns(xp, x, _MINUS_E0, n),
+                       select_constant(xp, y == 1, _PLUS_E0, _MINUS_E0))  # (B, 2n): -e0, then +e0 iff y_i
+    z = xp.concat([slots, constant_columns(xp, x, _MINUS_E0)], axis=1)  # (B, N)
+    B = x.shape[0]
+    row = xp.arange(n, dtype=xp.int64, device=array_api_compat.device(x))
+    fixed = xp.broadcast_to(xp.reshape(row, (1, 1, n)), (B, 2 * n, n))  # the fixed set {0, ..., n-1}
+    alice = xp.reshape(2 * position_columns(xp, x, n) + x, (B, 1, n))  # slot 2i + x_i
+    return _QSA.assemble(n, z, xp.concat([fixed, alice], axis=1))  # pointers (B, N, q), as above
+
+
 def _decode_qsa(outputs, y):
     q = np.asarray(y).shape[1]
     return outputs[:, 0, 0] < -1 + 1 / q  # threshold of §8.7: disjoint iff the mean is -e_0
@@ -46,7 +59,7 @@ def _decode_qsa(outputs, y):
 disjointness_to_qsa = Reduction(
     name="disjointness->qsa", problem="disjointness", task=_QSA, split="partition",
     source="SHT-qSA-LB", section="§8.7", tag="[S]/[D]",
-    encoder=_encode_qsa,
+    encoder=_encode_qsa, device_encoder=_device_qsa,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, BOB], np.int8), n), [ALICE]]),
     decoder=_decode_qsa, read_positions=lambda n: [2 * n], query_fixed=False,
     notes="q = n, N = 2n+1. Even slots public (-e0), odd slots Bob (+e0 iff y_i), the output token "
@@ -74,10 +87,17 @@ def _encode_match3(x, y, n):
     return np.concatenate([alice, bob, np.zeros((B, 1), np.int64)], axis=1)  # (B, 2n+1)
 
 
+def _device_match3(xp, x, y, n):
+    value = position_columns(xp, x, n, 1)  # (B, n): i + 1
+    alice = xp.where(x == 1, value, 2 * n)  # the pad is 2n
+    bob = xp.where(y == 1, _MATCH3.modulus_at(n) - value, 2 * n)
+    return xp.concat([alice, bob, constant_columns(xp, x, 0)], axis=1)  # (B, 2n+1), as above
+
+
 disjointness_to_match3 = Reduction(
     name="disjointness->match3", problem="disjointness", task=_MATCH3, split="prefix-suffix",
     source="SHT-Match3-LB", section="§8.6", tag="[D]",
-    encoder=_encode_match3,
+    encoder=_encode_match3, device_encoder=_device_match3,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, n), (PUBLIC, 1)),
     decoder=lambda outputs, y: outputs[:, 0] == 0, read_positions=lambda n: [2 * n], query_fixed=True,
     notes="N = 2n+1, M = 4n+1: Alice's slots 0..n-1, Bob's n..2n-1, the query token (value 0, "
@@ -97,10 +117,15 @@ def _encode_match2(x, y, n):
     return np.concatenate([alice, (M - 1 - np.asarray(y))[:, None]], axis=1)  # (B, n+1)
 
 
+def _device_match2(xp, x, y, n):
+    alice = xp.where(x == 1, position_columns(xp, x, n, 1), 0)  # (B, n): j + 1 where x_j = 1
+    return xp.concat([alice, xp.reshape(_MATCH2.modulus_at(n) - 1 - y, (-1, 1))], axis=1)  # (B, n+1), as above
+
+
 index_to_match2 = Reduction(
     name="index->match2", problem="index", task=_MATCH2, split="prefix-suffix",
     source="CC-INDEX", section="-", tag="[D]",
-    encoder=_encode_match2,
+    encoder=_encode_match2, device_encoder=_device_match2,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
     decoder=lambda outputs, y: outputs[:, 0] == 1, read_positions=lambda n: [n], query_fixed=False,
     notes="Not in the catalogue: designed for commcomp. N = n+1, M = 2n+1: Alice's slots 0..n-1, "

@@ -119,11 +119,13 @@ class Reduction:
     encoder : callable ``(x, y, n) -> tokens`` or ``-> TaskBatch``
         Vectorised over the batch; receives x and y as int64 arrays. Returning plain tokens
         is enough for token-only tasks.
-    device_encoder : callable ``(xp, x, y, n) -> tokens`` or None
-        The same tokens built with Array API operations of namespace ``xp`` from x and y already
-        on that namespace (int64), so that only the problem bits are uploaded (see
-        :meth:`encode`). None: a device run encodes on the host and uploads the tokens
-        (counted in :data:`host_encode_fallbacks`).
+    device_encoder : callable ``(xp, x, y, n) -> tokens`` or ``-> TaskBatch``, or None
+        The same tokens (and features) built with Array API operations of namespace ``xp`` from
+        x and y already on that namespace (int64), so that only the problem bits are uploaded
+        (see :meth:`encode`); instance-independent constants (a public table) may be made there
+        with :func:`reductions.device_ops.constant_table`. Every registered reduction has one.
+        None: a device run encodes on the host and uploads the tokens (and features), counted
+        in :data:`host_encode_fallbacks`.
     owners_of : callable ``n -> (N,)`` owner codes
     decoder : callable ``(outputs, y) -> (B,) bool``
         Run by Bob, so it may read y but never x. ``outputs`` are the task's answers at
@@ -222,8 +224,9 @@ class Reduction:
         ``xp``: the namespace the tokens should live on (None or NumPy: NumPy tokens, built by
         ``encoder``). On another namespace, x and y are uploaded once
         (:func:`commcomp.backend.to_device`, counted) and ``device_encoder`` builds the tokens
-        there; a reduction without one encodes on the host and uploads the tokens: the host
-        fallback, counted in :data:`host_encode_fallbacks` and in the upload count.
+        (and the features, for tasks that have them) there; a reduction without one encodes on
+        the host and uploads the tokens and features: the host fallback, counted in
+        :data:`host_encode_fallbacks` and in the upload count.
 
         Examples
         --------
@@ -249,14 +252,15 @@ class Reduction:
         if out.tokens.shape != (x.shape[0], self.length(n)):
             raise InvalidParameterError(f"{self.name}: encoder gave tokens {out.tokens.shape}, expected "
                                         f"{(x.shape[0], self.length(n))}")
-        if not on_host and self.device_encoder is None:  # the host fallback: tokens built here, uploaded
+        if not on_host and self.device_encoder is None:  # the host fallback: tokens (and features) uploaded
             host_encode_fallbacks[self.name] += 1
-            out = TaskBatch(to_device(xp, out.tokens), out.features, out.answers, out.meta)
+            features = None if out.features is None else to_device(xp, out.features)
+            out = TaskBatch(to_device(xp, out.tokens), features, out.answers, out.meta)
         return EncodedBatch(out, self.owners(n), n)
 
     def task_answers(self, encoded: EncodedBatch) -> np.ndarray:
         """The task's own ground truth at the read positions: ``(B, K, ...)``."""
-        answers = np.asarray(self.task.ground_truth(encoded.task_batch))
+        answers = np.asarray(self.task.ground_truth(encoded.task_batch.on_host()))  # NumPy tasks
         if answers.ndim == 1:
             answers = answers[:, None]
         return answers[:, self.answer_columns(encoded.n)]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ALICE, BOB, PUBLIC, Reduction
-from .tasks.istree import IsTree
+from .device_ops import constant_columns, interleave, position_columns
+from .tasks.istree import BOS, DASH, EOS, NODE0, IsTree
 
 __all__ = ["disjointness_to_istree"]
 
@@ -39,6 +40,15 @@ def _encode_istree(x, y, n):
     return _ISTREE.from_edges(2 * n + 1, edges)
 
 
+def _device_istree(xp, x, y, n):
+    """The same tokens written directly: [BOS], Alice's triples ``u - r``, Bob's ``b_i - v``, [EOS]."""
+    a, b = position_columns(xp, x, n, 1), position_columns(xp, x, n, 1 + n)  # (B, n) node ids
+    dash = constant_columns(xp, x, DASH, n)
+    alice = interleave(xp, NODE0 + xp.where(x == 1, b, a), dash, constant_columns(xp, x, NODE0, n))  # (B, 3n)
+    bob = interleave(xp, NODE0 + b, dash, NODE0 + xp.where(y == 1, 0, a))  # (B, 3n)
+    return xp.concat([constant_columns(xp, x, BOS), alice, bob, constant_columns(xp, x, EOS)], axis=1)  # (B, 6n+2)
+
+
 def _istree_owners(n):
     triple = lambda owner_u, owner_v: [owner_u, PUBLIC, owner_v]  # noqa: E731  (u - v)
     body = triple(ALICE, PUBLIC) * n + triple(PUBLIC, BOB) * n
@@ -48,7 +58,7 @@ def _istree_owners(n):
 disjointness_to_istree = Reduction(
     name="disjointness->istree", problem="disjointness", task=_ISTREE, split="prefix-suffix",
     source="WDL-IsTree-RNN", section="§8.10", tag="[D]",
-    encoder=_encode_istree, owners_of=_istree_owners,
+    encoder=_encode_istree, device_encoder=_device_istree, owners_of=_istree_owners,
     decoder=lambda outputs, y: outputs[:, 0] == 1, task_size=lambda n: 2 * n + 1, query_fixed=True,
     notes="N = 6n+2 in WDL's format. Alice's n edges first: in 'u - r' only u is hers; Bob's n "
           "edges next: in 'b_i - v' only v is his; [BOS], dashes, r and b_i are public. Answer "

@@ -96,10 +96,15 @@ def _encode_nearest_neighbour(x, y, n):
     return _NN.make_encoded(n, tokens)
 
 
+def _device_nearest_neighbour(xp, x, y, n):
+    pairs = interleave(xp, position_columns(xp, x, n), _NN.table_size(n) + x)  # (B, 2n): T(i), Alice's label
+    return _NN.make_encoded(n, xp.concat([pairs, xp.reshape(y, (-1, 1))], axis=1))  # (B, 2n+1), as above
+
+
 index_to_nearest_neighbour = Reduction(
     name="index->nearest-neighbour", problem="index", task=_NN, split="prefix-suffix",
     source="BHBK-NN-RNN", section="§8.4", tag="[D]",
-    encoder=_encode_nearest_neighbour,
+    encoder=_encode_nearest_neighbour, device_encoder=_device_nearest_neighbour,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
     decoder=_first_output_bit, query_fixed=False,
     notes="vectors T(i) public at even positions, labels x_i Alice at odd positions, query T(y) "

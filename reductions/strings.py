@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
-from .device_ops import constant_columns
+from .device_ops import constant_columns, interleave, select_constant
 from .tasks.dyck import Dyck
 from .tasks.string_disjointness import StringDisjointness
 from .tasks.string_equality import StringEquality
@@ -79,10 +79,16 @@ def _encode_dyck21(x, y, n):
     return tokens
 
 
+def _device_dyck21(xp, x, y, n):
+    blocks = interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),
+                        select_constant(xp, y == 1, _SQUARE_CLOSE, _ROUND_CLOSE))  # (B, 2n)
+    return xp.concat([blocks, constant_columns(xp, x, _CLS)], axis=1)  # (B, 2n+1), as above
+
+
 equality_to_dyck = Reduction(
     name="equality->dyck", problem="equality", task=_DYCK21, split="interleaved-partition",
     source="BHBK-Dyck-1TF", section="§8.9", tag="[D]",
-    encoder=_encode_dyck21,
+    encoder=_encode_dyck21, device_encoder=_device_dyck21,
     owners_of=lambda n: np.concatenate([np.tile(np.array([ALICE, BOB], np.int8), n), [PUBLIC]]),
     decoder=_answer_bit, query_fixed=True,
     notes="Dyck-(2,1), N = 2n+1: block i is (x_i ? '[' : '(') at 2i (Alice), (y_i ? ']' : ')') at "
@@ -104,10 +110,18 @@ def _encode_dyck22(x, y, n):
     return tokens
 
 
+def _device_dyck22(xp, x, y, n):
+    blocks = interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),
+                        select_constant(xp, y == 1, _ROUND_CLOSE, _ROUND_OPEN),
+                        select_constant(xp, y == 1, _ROUND_OPEN, _ROUND_CLOSE),
+                        select_constant(xp, x == 1, _SQUARE_CLOSE, _ROUND_CLOSE))  # (B, 4n): A B B A
+    return xp.concat([blocks, constant_columns(xp, x, _CLS)], axis=1)  # (B, 4n+1), as above
+
+
 disjointness_to_dyck = Reduction(
     name="disjointness->dyck", problem="disjointness", task=_DYCK22, split="interleaved-partition",
     source="BHBK-Dyck-1TF", section="§8.9", tag="[D]",
-    encoder=_encode_dyck22,
+    encoder=_encode_dyck22, device_encoder=_device_dyck22,
     owners_of=lambda n: np.concatenate([np.tile(np.array([ALICE, BOB, BOB, ALICE], np.int8), n),
                                         [PUBLIC]]),
     decoder=_answer_bit, task_size=lambda n: 2 * n, query_fixed=True,

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from commcomp.backend import to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
 from models.common import make_rounder
@@ -131,7 +132,7 @@ class QSAAttentionUnit:
 
     def _select_rows(self, features, rows):
         """Checked ``features`` ``(B, N, d' + q + 1)`` -> the rows asked for ``(B, R, ·)`` and their indices."""
-        feats = np.asarray(features, dtype=np.float64)
+        feats = np.asarray(to_numpy(features), dtype=np.float64)  # NumPy only: to_numpy, counted
         if feats.ndim != 3 or feats.shape[2] != self.dim + self.q + 1 or feats.shape[1] != self.length:
             raise InvalidParameterError(f"qsa unit built for rows of width {self.dim + self.q + 1} "
                                         f"and N = {self.length}, got {feats.shape}")
@@ -153,7 +154,7 @@ class QSAAttentionUnit:
         if rows is None:
             e = queries = self.embed(features)  # (B, N, d_model)
         else:  # keys and values of every row (their w block is never read), queries of ``rows``
-            feats = np.asarray(features, dtype=np.float64)
+            feats = np.asarray(to_numpy(features), dtype=np.float64)  # NumPy only: to_numpy, counted
             B, N = feats.shape[:2]
             e = self.rnd(np.concatenate([feats[..., :self.dim], np.zeros((B, N, self.d_k)),
                                          np.broadcast_to(self.keys[None], (B, N, self.d_k))], 2))

@@ -123,7 +123,8 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
             out["trajectory"][-1]["hex"] == sent[-1]
     if sim.cot:
         batch = res.encoded.task_batch
-        batch = TaskBatch(first[None, :], batch.features, batch.answers, batch.meta)  # instance 0, on the host
+        feats = None if batch.features is None else to_numpy(batch.features[:1, ...])
+        batch = TaskBatch(first[None, :], feats, None, batch.meta)  # instance 0, on the host
         out["cot_valid"] = bool(sim.task.check_cot(batch, to_numpy(res.protocol.generated[:1, ...]))[0])
     return out
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from commcomp.backend import to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.precision import FLOAT64
@@ -140,7 +141,7 @@ class RowAttentionSplit:
         public ones) and Bob's y; the owner mask is public."""
         if group != 1:
             raise InvalidParameterError("the row protocol runs one instance per row (group = 1)")
-        feats = np.asarray(encoded.task_batch.features, dtype=np.float64)  # (B, N, width)
+        feats = np.asarray(to_numpy(encoded.task_batch.features), dtype=np.float64)  # (B, N, width) host
         alice = {"positions": self.alice_rows, "features": feats[:, self.alice_rows]}
         bob = {"positions": self.bob_rows, "features": feats[:, self.bob_rows], "y": np.asarray(y)}
         public = {"n": self.n, "length": self.length, "owners": self.owners.copy()}
@@ -205,7 +206,7 @@ class RowAttentionSplit:
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:
         """The unsplit unit's output at the read rows (every row's q, k, v, then the attention)."""
-        return self._run(self.model.output_rows(encoded.task_batch.features, self.read))
+        return self._run(self.model.output_rows(to_numpy(encoded.task_batch.features), self.read))
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None):

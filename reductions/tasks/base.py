@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from commcomp.backend import is_array, is_numpy, namespace_of
+from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 from commcomp.errors import InvalidParameterError
 
 __all__ = ["Task", "TaskBatch", "check_size", "check_batch", "balanced_labels", "random_subsets"]
@@ -34,11 +34,12 @@ class TaskBatch:
 
     Attributes
     ----------
-    tokens : numpy.ndarray
-        ``(B, N)`` int64 token ids.
-    features : numpy.ndarray or None
+    tokens : array
+        ``(B, N)`` int64 token ids: NumPy, or an array of a device namespace (a device encoding).
+    features : array or None
         ``(B, N, d)`` float64 real-valued content of each position, for tasks whose tokens
-        carry vectors (Nearest Neighbour, qSA); None otherwise.
+        carry vectors (Nearest Neighbour, qSA); None otherwise. On the namespace of the tokens:
+        NumPy for host tokens, the device's for device tokens (a device encoding builds both).
     answers : numpy.ndarray or None
         The task's answers at ``output_positions`` when known (a sampler fills them in; an
         encoder leaves them None and the checker computes them with ``ground_truth``).
@@ -73,13 +74,35 @@ class TaskBatch:
                                             f"of shape {tokens.shape}")
             object.__setattr__(self, "tokens", tokens.astype(np.int64, copy=False))
             shape = tokens.shape
-        if self.features is not None:  # host features (the device encoders give none)
-            feats = np.asarray(self.features, dtype=np.float64)
-            if feats.ndim != 3 or feats.shape[:2] != shape:
-                raise InvalidParameterError(f"features must be (B, N, d) with (B, N) = {shape}, "
-                                            f"got {feats.shape}")
-            object.__setattr__(self, "features", feats)
+        if self.features is not None:
+            object.__setattr__(self, "features", self._checked_features(shape))
         object.__setattr__(self, "meta", dict(self.meta))  # a copy (a plain dict pickles)
+
+    def _checked_features(self, shape):
+        """``features`` as float64 ``(B, N, d)`` on the tokens' namespace: a device array is checked
+        with its own namespace (no transfer), anything else becomes a NumPy array."""
+        on_device = is_array(self.features) and not is_numpy(self.features)
+        if on_device != (is_array(self.tokens) and not is_numpy(self.tokens)):
+            raise InvalidParameterError("features must live on the namespace of the tokens "
+                                        f"({type(self.tokens).__name__}), got {type(self.features).__name__}")
+        if on_device:
+            xp = namespace_of(self.features)
+            feats, ok_dtype = self.features, xp.isdtype(self.features.dtype, "real floating")
+        else:
+            feats, ok_dtype = np.asarray(self.features, dtype=np.float64), True
+        if not ok_dtype or feats.ndim != 3 or tuple(feats.shape[:2]) != shape:
+            raise InvalidParameterError(f"features must be (B, N, d) real numbers with (B, N) = {shape}, "
+                                        f"got {feats.dtype} of shape {tuple(feats.shape)}")
+        return xp.astype(feats, xp.float64, copy=False) if on_device else feats
+
+    def on_host(self) -> "TaskBatch":
+        """This batch with NumPy tokens and features: itself when it is on the host, else a copy
+        brought back through :func:`commcomp.backend.to_numpy` (the named, counted transfer), for
+        NumPy-only readers such as the tasks' ``ground_truth``."""
+        if is_numpy(self.tokens) and (self.features is None or is_numpy(self.features)):
+            return self
+        features = None if self.features is None else to_numpy(self.features)
+        return TaskBatch(to_numpy(self.tokens), features, self.answers, self.meta)
 
     @property
     def batch_size(self) -> int:

@@ -8,8 +8,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import InvalidParameterError
 
+from ..device_ops import constant_table, gather_rows
 from .base import Task, TaskBatch, balanced_labels, check_batch, random_subsets
 
 __all__ = ["NearestNeighbour", "sign_vector_table"]
@@ -141,18 +143,37 @@ class NearestNeighbour(Task):
         tokens[:, 1:2 * n:2] = self.label_token(n, labels)
         return self.make_batch(n, tokens, self.features(tokens, n), answers[:, None])
 
-    def features(self, tokens, n) -> np.ndarray:
-        """``(B, N, k)``: T(id) at vector positions (the query included), zeros at labels."""
+    def features(self, tokens, n):
+        """``(B, N, k)``: T(id) at vector positions (the query included), zeros at labels.
+
+        On the namespace of ``tokens``: a device's tokens give device features, gathered there
+        from the public table (a constant of n, the one host array uploaded).
+
+        Examples
+        --------
+        >>> import array_api_strict as xps
+        >>> task = NearestNeighbour()
+        >>> f = task.features(xps.asarray([[3, 4, 0, 5, 3]]), 2)
+        >>> f.shape, f.dtype == xps.float64, bool(xps.all(f[0, 0, :] == f[0, 4, :])), bool(xps.all(f[0, 1, :] == 0))
+        ((1, 5, 28), True, True, True)
+        >>> from commcomp.backend import to_numpy
+        >>> bool(np.array_equal(to_numpy(f), task.features(np.array([[3, 4, 0, 5, 3]]), 2)))
+        True
+        """
         table = self.table(n)  # (V, k)
         padded = np.vstack([table, np.zeros((2, table.shape[1]))])  # label ids map to 0
-        return padded[np.asarray(tokens)]  # (B, N, k)
+        if is_numpy(tokens) or not is_array(tokens):
+            return padded[np.asarray(tokens)]  # (B, N, k)
+        xp = namespace_of(tokens)
+        return gather_rows(xp, constant_table(xp, tokens, padded, xp.float64), tokens)  # (B, N, k)
 
     def make_encoded(self, n, tokens) -> TaskBatch:
-        """A batch from tokens, with the features filled in (what reductions use)."""
+        """A batch from tokens, with the features filled in (what reductions use), on the tokens'
+        namespace."""
         return self.make_batch(n, tokens, self.features(tokens, n))
 
     def ground_truth(self, batch: TaskBatch) -> np.ndarray:
-        n = batch.n
+        n, batch = batch.n, batch.on_host()  # NumPy only: a device batch comes back, counted
         nearest = self.nearest(batch.tokens, n)  # (B,)
         label = batch.tokens[np.arange(batch.batch_size), 2 * nearest + 1] - self.table_size(n)
         if np.any((label < 0) | (label > 1)):

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import array_api_compat
 import numpy as np
 
+from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import InvalidParameterError
 
+from ..device_ops import constant_table, gather_rows
 from .base import Task, TaskBatch, check_batch, random_subsets
 
 __all__ = ["QSparseAveraging", "data_table"]
@@ -102,19 +105,38 @@ class QSparseAveraging(Task):
         return np.arange(self.length(n), dtype=np.int64)
 
     def assemble(self, q, z_ids, pointers) -> TaskBatch:
-        """A batch from data ids ``(B, N)`` and pointer sets ``(B, N, q)`` (sorted here)."""
+        """A batch from data ids ``(B, N)`` and pointer sets ``(B, N, q)`` (sorted here).
+
+        Device arrays (both on one namespace) give a device batch: the features are built there,
+        the data vectors gathered from the public table (the one host array uploaded).
+
+        Examples
+        --------
+        >>> import array_api_strict as xps
+        >>> from commcomp.backend import to_numpy
+        >>> task = QSparseAveraging(dim=2)
+        >>> z, ptr = [[0, 3, 2]], [[[2], [0], [1]]]
+        >>> on_device = task.assemble(1, xps.asarray(z), xps.asarray(ptr))
+        >>> bool(np.array_equal(to_numpy(on_device.features), task.assemble(1, z, ptr).features))
+        True
+        """
         q = self.check_n(q)
-        z_ids = np.asarray(z_ids, dtype=np.int64)
-        pointers = np.asarray(pointers, dtype=np.int64)
-        if not np.all(pointers[..., 1:] > pointers[..., :-1]):
-            pointers = np.sort(pointers, axis=-1)
+        if is_numpy(z_ids) or not is_array(z_ids):
+            z_ids = np.asarray(z_ids, dtype=np.int64)
+            pointers = np.asarray(pointers, dtype=np.int64)
+            if not np.all(pointers[..., 1:] > pointers[..., :-1]):
+                pointers = np.sort(pointers, axis=-1)
+        xp = namespace_of(z_ids, pointers)
         B, N = z_ids.shape
-        if N != self.length(q) or pointers.shape != (B, N, q):
+        if N != self.length(q) or tuple(pointers.shape) != (B, N, q):
             raise InvalidParameterError(f"qsa: expected z ids (B, {self.length(q)}) and pointers "
                                         f"(B, {self.length(q)}, {q})")
-        position = np.broadcast_to(np.arange(N, dtype=np.float64)[None, :, None], (B, N, 1))
-        features = np.concatenate([self.table()[z_ids], pointers.astype(np.float64), position],
-                                  axis=2)  # (B, N, d + q + 1)
+        if not is_numpy(z_ids):  # a device's pointers: sorted there (an ascending set stays as it is)
+            z_ids, pointers = xp.astype(z_ids, xp.int64), xp.sort(xp.astype(pointers, xp.int64), axis=-1)
+        position = xp.reshape(xp.arange(N, dtype=xp.float64, device=array_api_compat.device(z_ids)), (1, N, 1))
+        features = xp.concat([gather_rows(xp, constant_table(xp, z_ids, self.table(), xp.float64), z_ids),
+                              xp.astype(pointers, xp.float64), xp.broadcast_to(position, (B, N, 1))],
+                             axis=2)  # (B, N, d + q + 1)
         return self.make_batch(q, z_ids, features)
 
     def sample(self, n, batch, rng) -> TaskBatch:
@@ -127,7 +149,7 @@ class QSparseAveraging(Task):
 
     def ground_truth(self, batch: TaskBatch) -> np.ndarray:
         q, d = batch.n, self.dim
-        feats = batch.features
+        feats = batch.on_host().features  # NumPy only: a device batch comes back, counted
         if feats is None or feats.shape[2] != d + q + 1:
             raise InvalidParameterError(f"qsa: features of width {d + q + 1} are required")
         z = feats[:, :, :d]  # (B, N, d)

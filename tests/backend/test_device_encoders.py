@@ -1,13 +1,17 @@
 """The reductions' device encoders: the same tokens as the NumPy encoders, from uploaded bits only.
 
-For every reduction with a ``device_encoder``, every instance (x, y) at small n is encoded on
-array-api-strict and on torch with implicit conversion to NumPy refused (the ``device`` fixture
+Every registered reduction has a ``device_encoder``. Every instance (x, y) at small n is encoded
+on array-api-strict and on torch with implicit conversion to NumPy refused (the ``device`` fixture
 of ``test_backend_paths``), brought back explicitly, and compared with the NumPy encoder's
-tokens element for element. The upload count must be exactly the problem bits (x and y), and
-a reduction without a device encoder must take the named, counted host fallback.
+tokens, and features where the task has them, element for element. The upload count must be
+exactly the problem bits (x and y), the tokens and features must be arrays of the device
+namespace, and a reduction built without a device encoder must take the named, counted host
+fallback.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -20,44 +24,83 @@ from reductions.simulate.batch import exhaustive_batches
 
 from test_backend_paths import _same, device  # noqa: F401  (the fixture: strict / torch / cupy, conversion refused)
 
-DEVICE_ENCODED = ["index->index-lookup", "equality->string-equality", "disjointness->string-disjointness",
-                  "disjointness->multi-index-lookup", "index->mqar", "disjointness->mqar"]
+DEVICE_ENCODED = sorted(r.name for r in list_reductions())  # every registered reduction
 
 
 def test_the_device_encoders_are_the_expected_ones():
-    have = sorted(r.name for r in list_reductions() if r.device_encoder is not None)
-    assert have == sorted(DEVICE_ENCODED)
+    assert [r.name for r in list_reductions() if r.device_encoder is None] == []
+    assert len(DEVICE_ENCODED) >= 13  # the registry was read
+
+
+def _device_encoding(device, name, n):  # noqa: F811
+    """``(reduction, x, y, NumPy encoding, device encoding)`` of every instance at size ``n``; the
+    device encoding's uploads are checked to be x and y, once each."""
+    red = next(r for r in list_reductions() if r.name == name)
+    if n < red.min_n:
+        pytest.skip(f"{name} starts at n = {red.min_n}")
+    x, y = next(exhaustive_batches(get_problem(red.problem), n, rows=1 << 20))  # every instance at once
+    want = red.encode(x, y, n)  # NumPy
+    bk.host_uploads.reset()
+    fallbacks = sum(host_encode_fallbacks.values())
+    got = red.encode(x, y, n, xp=bk.namespace(device))
+    assert bk.host_uploads.reset() == (2, x.size + y.size)  # x and y, once each: the problem bits only
+    assert sum(host_encode_fallbacks.values()) == fallbacks
+    return red, x, y, want, got
 
 
 @pytest.mark.parametrize("name", DEVICE_ENCODED)
 @pytest.mark.parametrize("n", [1, 3, 5])
-def test_device_tokens_equal_numpy_tokens_for_every_instance(device, name, n):  # noqa: F811
-    red = next(r for r in list_reductions() if r.name == name)
-    if n < red.min_n:
-        pytest.skip(f"{name} starts at n = {red.min_n}")
-    xp = bk.namespace(device)
-    x, y = next(exhaustive_batches(get_problem(red.problem), n, rows=1 << 20))  # every instance at once
-    want = red.encode(x, y, n)  # NumPy
-    bk.host_uploads.reset()
-    got = red.encode(x, y, n, xp=xp)
-    assert bk.host_uploads.reset() == (2, x.size + y.size)  # x and y, once each: the problem bits only
-    assert not bk.is_numpy(got.tokens) and bk.namespace_of(got.tokens) is bk.namespace_of(xp.zeros(1))
+def test_device_tokens_and_features_equal_numpy_for_every_instance(device, name, n):  # noqa: F811
+    red, x, y, want, got = _device_encoding(device, name, n)
     host = bk.to_numpy(got.tokens)
     assert host.dtype == np.int64 and host.shape == want.tokens.shape
     assert np.array_equal(host, want.tokens)  # every token of every instance
     assert np.array_equal(got.owners, want.owners)
+    assert (got.task_batch.features is None) == (want.task_batch.features is None)
+    if want.task_batch.features is not None:
+        feats = bk.to_numpy(got.task_batch.features)
+        assert feats.dtype == np.float64 and feats.shape == want.task_batch.features.shape
+        assert np.array_equal(feats, want.task_batch.features)  # every number of every position
+    assert dict(got.task_batch.meta) == dict(want.task_batch.meta)
 
 
-def test_reductions_without_a_device_encoder_take_the_counted_host_fallback(device):  # noqa: F811
-    red = next(r for r in list_reductions() if r.name == "index->nearest-neighbour")
-    assert red.device_encoder is None
+@pytest.mark.parametrize("name", DEVICE_ENCODED)
+def test_device_encodings_stay_on_the_device(device, name):  # noqa: F811
+    """Tokens and features are arrays of the device namespace, not NumPy arrays that only compare
+    equal; the task's ground truth of the device batch (brought back by ``on_host``, counted) and
+    the NumPy batch agree."""
+    red, x, y, want, got = _device_encoding(device, name, 3)
+    device_ns = bk.namespace_of(bk.namespace(device).zeros(1))
+    batch = got.task_batch
+    assert not bk.is_numpy(batch.tokens) and bk.namespace_of(batch.tokens) is device_ns
+    assert (batch.features is None) == (red.task.name not in ("nearest-neighbour", "qsa"))  # tasks with features
+    if batch.features is not None:
+        assert not bk.is_numpy(batch.features) and bk.namespace_of(batch.features) is device_ns
+        assert batch.features.dtype == device_ns.float64
+    bk.host_transfers.reset()
+    answers = red.task_answers(got)
+    moved = bk.host_transfers.reset()[1]
+    assert moved == batch.tokens.shape[0] * batch.tokens.shape[1] + (
+        0 if batch.features is None else int(np.prod(batch.features.shape)))
+    assert np.array_equal(answers, red.task_answers(want))
+
+
+@pytest.mark.parametrize("name", ["index->nearest-neighbour", "equality->dyck"])
+def test_a_reduction_without_a_device_encoder_takes_the_counted_host_fallback(device, name):  # noqa: F811
+    red = dataclasses.replace(next(r for r in list_reductions() if r.name == name), device_encoder=None)
     x, y = next(exhaustive_batches(get_problem(red.problem), 3, rows=1 << 10))
+    want = red.encode(x, y, 3)
     before = host_encode_fallbacks[red.name]
     bk.host_uploads.reset()
     got = red.encode(x, y, 3, xp=bk.namespace(device))
     assert host_encode_fallbacks[red.name] == before + 1
-    assert bk.host_uploads.reset() == (1, got.tokens.shape[0] * got.tokens.shape[1])  # the tokens went up
-    assert np.array_equal(bk.to_numpy(got.tokens), red.encode(x, y, 3).tokens)
+    feats = want.task_batch.features
+    uploaded = want.tokens.size + (0 if feats is None else feats.size)
+    assert bk.host_uploads.reset() == (1 + (feats is not None), uploaded)  # the tokens (and features) went up
+    assert np.array_equal(bk.to_numpy(got.tokens), want.tokens)
+    if feats is not None:
+        assert np.array_equal(bk.to_numpy(got.task_batch.features), feats)
+        assert not bk.is_numpy(got.task_batch.features)
 
 
 def test_numpy_encoding_uploads_nothing():
