@@ -165,3 +165,21 @@ def test_transformer_split_on_a_device_counts_its_host_encoding(device):  # noqa
     v = verify("string-equality", "transformer", 2, "fixed:10:5", width=4, heads=2, seed=1, exhaustive=True,
                backend=device)
     assert host_encode_fallbacks[key] > before and v["faithful_count"] == v["instances"]
+
+
+@pytest.mark.parametrize("task,problem", [("nearest-neighbour", "index"), ("match2", "index"),
+                                          ("match3", "disjointness"), ("istree", "disjointness")])
+def test_verify_on_the_newer_device_encoders_uploads_only_the_problem_bits(device, task, problem):  # noqa: F811
+    """A recurrent verify on the reductions that used to take the host fallback: equal to NumPy, the
+    only uploads are x and y (the tables NN's features gather from are constants), no fallback."""
+    from reductions.simulate import verify
+
+    kw = dict(problem=problem, width=2, seed=3, exhaustive=True, method="plain")
+    want = verify(task, "lstm", 3, "fixed:8:4", **kw)
+    fallbacks = sum(host_encode_fallbacks.values())
+    bk.host_uploads.reset()
+    got = verify(task, "lstm", 3, "fixed:8:4", backend=device, **kw)
+    per_instance = 3 + int(np.prod(get_problem(problem).bob_inputs(3).shape[1:]))  # x's bits, y's entries
+    assert bk.host_uploads.reset() == (2, got["instances"] * per_instance)
+    assert sum(host_encode_fallbacks.values()) == fallbacks
+    _same(want, got)
