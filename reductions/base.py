@@ -33,7 +33,7 @@ from typing import Callable
 import array_api_compat
 import numpy as np
 
-from commcomp.backend import to_device, to_numpy
+from commcomp.backend import is_numpy, to_device, to_numpy
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 
 from .tasks.base import Task, TaskBatch, check_size
@@ -245,6 +245,8 @@ class Reduction:
         on_host = xp is None or array_api_compat.is_numpy_namespace(xp)
         if not on_host and self.device_encoder is not None:  # the problem bits go up, tokens are built there
             out = self.device_encoder(xp, to_device(xp, x, np.int64), to_device(xp, y, np.int64), n)
+            if is_numpy(getattr(out, "tokens", out)):  # a NumPy encoding in disguise would move data unseen
+                raise InvalidParameterError(f"{self.name}: device_encoder gave NumPy tokens, not {xp.__name__}'s")
         else:
             out = self.encoder(x.astype(np.int64), y.astype(np.int64), n)  # int64: no uint8 overflow
         if not isinstance(out, TaskBatch):

@@ -1,13 +1,16 @@
 """Users' own reductions: make_task / make_reduction / check_reduction, and what breaks them."""
 
+import dataclasses
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from commcomp.errors import InvalidParameterError
 from reductions import (OwnerViolation, ReductionCheckError, ReductionCounterexample, check_reduction,
                         get_reduction, get_task, make_reduction, make_task)
+from reductions.check import DeviceEncoderMismatch
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "user_reductions.md"
 
@@ -22,6 +25,26 @@ def eq_to_palindrome(reverse=True, owners=None, split="prefix-suffix"):
         return np.concatenate([x, y[:, ::-1] if reverse else y, np.full((len(x), 1), 2)], axis=1)
     return make_reduction(palindrome(), "equality", encode=encode, split=split,
                           owners=owners or (lambda n: [1] * n + [2] * n + [0]))
+
+
+def _device_palindrome(reverse=True):
+    def device_encode(xp, x, y, n):
+        cls = xp.full((x.shape[0], 1), 2, dtype=xp.int64)
+        return xp.concat([x, xp.flip(y, axis=1) if reverse else y, cls], axis=1)
+    return dataclasses.replace(eq_to_palindrome(), device_encoder=device_encode)
+
+
+def test_a_users_device_encoder_is_compared_with_the_numpy_encoder():
+    with_device = make_reduction(palindrome(), "equality", encode=eq_to_palindrome().encoder,
+                                 device_encode=_device_palindrome().device_encoder,
+                                 owners=lambda n: [1] * n + [2] * n + [0])
+    assert check_reduction(with_device, n_max=5, n_random=None, owners_n_max=4).device_sizes == (1, 2, 3, 4)
+    assert check_reduction(eq_to_palindrome(), n_max=3, n_random=None).device_sizes == ()  # none to compare
+    with pytest.raises(DeviceEncoderMismatch, match=r"tokens differ .* n = 2: first at instance 1, position 2"):
+        check_reduction(_device_palindrome(reverse=False), n_max=3, n_random=None)
+    numpy_in_disguise = dataclasses.replace(eq_to_palindrome(), device_encoder=lambda xp, x, y, n: np.zeros(1))
+    with pytest.raises(InvalidParameterError, match="device_encoder gave NumPy tokens"):
+        check_reduction(numpy_in_disguise, n_max=2, n_random=None)
 
 
 def test_worked_example_passes():
