@@ -112,13 +112,3 @@ def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatc
     _same(find_witness(task, "lstm", n + 3, "fixed:8:4", **kw),
           find_witness(task, "lstm", n + 3, "fixed:8:4", backend=device, **kw))
     assert sum(host_encode_fallbacks.values()) == fallbacks  # no host fallback on these reductions
-
-
-def test_transformer_split_on_a_device_counts_its_host_encoding(device):  # noqa: F811
-    from reductions.simulate import verify
-
-    key = "equality->string-equality (transformer split)"
-    before = host_encode_fallbacks[key]
-    v = verify("string-equality", "transformer", 2, "fixed:10:5", width=4, heads=2, seed=1, exhaustive=True,
-               backend=device)
-    assert host_encode_fallbacks[key] > before and v["faithful_count"] == v["instances"]
