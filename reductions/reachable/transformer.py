@@ -114,7 +114,8 @@ def explore_sums(terms, layout: AliceLetters, max_states: int):
 
 
 def _queries(sim, y):
-    tokens = sim.reduction.encode(np.zeros((1, sim.n), np.uint8), np.asarray(y)[None, ...], sim.n).tokens
+    tokens = sim.reduction.encode(np.zeros((1, sim.n), np.uint8), np.asarray(y)[None, ...], sim.n,
+                                  xp=sim.model.xp).tokens  # on the model's namespace
     return {int(o): sim.model.query(tokens[:, int(o)], int(o)) for o in sim.split.read}  # (1, ...) each
 
 
@@ -195,7 +196,7 @@ def partial_sums_of(sim, max_states: int = 1 << 15) -> dict:
 def _sums_match(sim, reps, positions, y, sums) -> bool:
     """The representatives' sums, recomputed by the model's own ``partial`` over Alice's positions."""
     ys = np.repeat(np.asarray(y)[None, ...], len(reps), axis=0)
-    tokens = sim.reduction.encode(reps, ys, sim.n).tokens
+    tokens = sim.reduction.encode(reps, ys, sim.n, xp=sim.model.xp).tokens  # on the model's namespace
     parts = []
     for o, q in _queries(sim, y).items():
         part = sim.model.partial(tokens, positions, query=query_rows(q, len(reps)), output_position=o)

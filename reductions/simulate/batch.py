@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import array_api_compat
 import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of
@@ -23,7 +22,7 @@ from commcomp.errors import TooLargeError
 from commcomp.limits import MAX_EXHAUSTIVE_INSTANCES, MESSAGE_OVERHEAD_BYTES, TOKEN_BYTES, check_memory
 from commcomp.protocol import ALICE, BatchTranscript, run_protocol
 
-from ..base import EncodedBatch, host_encode_fallbacks
+from ..base import EncodedBatch
 from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
@@ -125,22 +124,16 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
 
 
 def encode_batch(sim, x, y) -> EncodedBatch:
-    """``sim.reduction.encode(x, y)`` where the split reads the tokens.
+    """``sim.reduction.encode(x, y)`` on the namespace of the model the split runs.
 
-    A recurrent split on a device model takes device tokens: the problem bits are uploaded once
-    and the reduction's ``device_encoder`` writes the tokens there (or its host fallback uploads
-    them, counted in :data:`reductions.base.host_encode_fallbacks`). The Transformer, hybrid and
-    attention-row splits read NumPy tokens on the host (their scatter-style bookkeeping has no
-    device form here) and upload what their models need; on a device model that host encoding
-    is counted there too, under ``"<reduction> (<kind> split)"``.
+    On a device model (one with a non-NumPy ``xp``: every recurrent architecture, the Transformer
+    and the hybrid) the problem bits are uploaded once and the reduction's ``device_encoder``
+    writes the tokens there; the splits then take their parties' columns on the device
+    (:func:`~reductions.simulate.running.take_columns`, ``scatter_columns``). A reduction without a
+    device encoder takes the counted host fallback (:data:`reductions.base.host_encode_fallbacks`).
+    Models with no namespace (the qSA attention-row unit, a NumPy construction) get NumPy tokens.
     """
-    xp = getattr(sim.model, "xp", None)
-    on_device = xp is not None and not array_api_compat.is_numpy_namespace(xp)
-    if getattr(sim.split, "kind", None) == "recurrent":
-        return sim.reduction.encode(x, y, sim.n, xp=xp)
-    if on_device:
-        host_encode_fallbacks[f"{sim.reduction.name} ({sim.split.kind} split)"] += 1
-    return sim.reduction.encode(x, y, sim.n)
+    return sim.reduction.encode(x, y, sim.n, xp=getattr(sim.model, "xp", None))
 
 
 MAX_CHUNK_ROWS = 16384

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import namespace_of, to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FLOAT64
@@ -46,6 +46,7 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
 from .outputs import ModelRun, answers_from_logits
 from .recurrent import split_point
+from .running import take_columns
 from .setup import answer_classes
 
 __all__ = ["HybridSplit"]
@@ -94,10 +95,10 @@ class HybridSplit:
         transcript."""
         if group != 1:
             raise ValueError("the hybrid protocol runs one instance per row (group = 1)")
-        tokens = np.asarray(encoded.tokens)
+        tokens = encoded.tokens  # host or device: columns taken on the tokens' namespace
         mine = {who: np.nonzero((self.owners == who) | (self.owners == PUBLIC))[0] for who in (A_OWNS, B_OWNS)}
-        alice = {"positions": mine[A_OWNS], "tokens": tokens[:, mine[A_OWNS]]}
-        bob = {"positions": mine[B_OWNS], "tokens": tokens[:, mine[B_OWNS]], "y": np.asarray(y)}
+        alice = {"positions": mine[A_OWNS], "tokens": take_columns(tokens, mine[A_OWNS])}
+        bob = {"positions": mine[B_OWNS], "tokens": take_columns(tokens, mine[B_OWNS]), "y": np.asarray(y)}
         public = {"n": self.n, "length": self.length, "owners": self.owners.copy()}
         return alice, bob, public
 
@@ -105,13 +106,15 @@ class HybridSplit:
     def _alice_hidden(self, own):
         """Alice's prefix: (final stack state, ``(B, N, d)`` hidden rows with hers at 0..s-1, zeros after)."""
         model, s = self.model, self.split_at
-        prefix = own["tokens"][:, own["positions"] < s]  # (B, s): every position before s is hers or public
+        k = int(np.searchsorted(own["positions"], s))  # sorted positions: the first k lie before s
+        prefix = own["tokens"][:, :k]  # (B, s): every position before s is hers or public
         state, y = model.stack.run_layers(prefix)
         return state, self._rows(y, 0)
 
     def _bob_hidden(self, own, state):
         """Bob's suffix from Alice's state: ``(B, N, d)`` with his rows at s..N-1, zeros before."""
-        suffix = own["tokens"][:, own["positions"] >= self.split_at]  # (B, N - s)
+        k = int(np.searchsorted(own["positions"], self.split_at))  # sorted: the positions from k on are >= s
+        suffix = own["tokens"][:, k:]  # (B, N - s)
         _, y = self.model.stack.run_layers(suffix, state)
         return self._rows(y, self.split_at)
 
@@ -135,7 +138,7 @@ class HybridSplit:
         model, s, N = self.model, self.split_at, self.length
         sink = {} if sink is None else sink
         reads = [int(t) for t in self.read]
-        k = model.n_heads * model.d_k
+        k, xp = model.n_heads * model.d_k, model.xp
 
         def seen(party, view):
             if observe is not None:
@@ -149,18 +152,19 @@ class HybridSplit:
         def bob_query(view):
             seen(BOB, view)
             x = self._bob_hidden(view.own_input, model.stack.bits_to_state(view.received[0]))
-            qs = [to_numpy(model.query(x[:, o, :])).reshape(x.shape[0], -1) for o in reads]
-            return BitRows(self.query_code.encode_rows(np.concatenate(qs, axis=1)))
+            qs = [xp.reshape(model.query(x[:, o, :]), (x.shape[0], -1)) for o in reads]  # (B, H*d_k) each
+            return BitRows(self.query_code.encode_rows(xp.concat(qs, axis=1)))  # on the model's namespace
 
         def alice_partials(view):
             seen(ALICE, view)
             _, x = self._alice_hidden(view.own_input)
-            values = self.query_code.decode_rows(view.received[0].array)  # (B, R·H·d_k)
+            values = self.query_code.decode_rows(view.received[0].array)  # (B, R·H·d_k), the bits' namespace
+            vx = namespace_of(values)
             rows = []
             for i, o in enumerate(reads):
-                q = model.xp.asarray(values[:, i * k:(i + 1) * k].reshape(-1, model.n_heads, model.d_k))
+                q = vx.reshape(values[:, i * k:(i + 1) * k], (-1, model.n_heads, model.d_k))  # (B, H, d_k)
                 rows.append(model.partial(x, np.arange(s), q, o).to_bit_rows())
-            return BitRows(np.concatenate(rows, axis=1))
+            return BitRows(namespace_of(*rows).concat(rows, axis=1))
 
         from models.transformer.attention import AttentionPartial
 
@@ -175,8 +179,8 @@ class HybridSplit:
                     reply[:, i * self.partial_bits:(i + 1) * self.partial_bits], n_heads=model.n_heads,
                     d_v=model.d_v, n_positions=N, output_position=o, grid=self.grid)
                 ours = model.partial(x, np.arange(s, N), model.query(x[:, o, :]), o)
-                logits.append(to_numpy(model.finish(theirs + ours, x[:, o, :])))
-            run = self._run(np.stack(logits, axis=1))
+                logits.append(model.finish(theirs + ours, x[:, o, :]))  # (B, C), the model's namespace
+            run = self._run(logits)
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
 
@@ -186,23 +190,23 @@ class HybridSplit:
                         "recurrent state, query, partial attention sums (issue 12)")
 
     def _run(self, logits) -> ModelRun:
-        logits = np.asarray(logits, dtype=np.float64)  # (B, K, C)
-        return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
+        """A :class:`ModelRun` from the logits ``(B, C)`` at each read position (any namespace)."""
+        xp = namespace_of(*logits)
+        stacked = xp.astype(xp.stack(logits, axis=1), xp.float64)  # (B, K, C)
+        return ModelRun(stacked, answers_from_logits(stacked, self.task.answer_kind, self.classes))
 
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:
         """The unsplit model's :meth:`~models.transformer.hybrid.Hybrid.forward` at every read position."""
-        tokens = np.asarray(encoded.tokens)
-        logits = [to_numpy(self.model.forward(tokens, output_position=int(o))) for o in self.read]
-        return self._run(np.stack(logits, axis=1))
+        return self._run([self.model.forward(encoded.tokens, output_position=int(o)) for o in self.read])
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str = "partial sums"):
         """The numbers in instance ``b``'s message: the state arrays, the queries, or per read position
         and head the numerator and denominator (real values)."""
-        model, arr = self.model, rows.array[b:b + 1]
-        if label == "state":
-            state = model.stack.bits_to_state(BitRows(arr))
+        model, arr = self.model, to_numpy(rows.array[b:b + 1, ...])  # printed: this instance's bits to the host
+        if label == "state":  # decoded by the model from the bits on its own namespace
+            state = model.stack.bits_to_state(BitRows(rows.array[b:b + 1, ...]))
             return [(name, to_numpy(v).reshape(-1).astype(float).tolist()) for name, v in state.items()]
         if label == "query":
             values, k = self.query_code.decode_rows(arr)[0], model.n_heads * model.d_k

@@ -43,8 +43,8 @@ import numpy as np
 from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
 __all__ = ["run_blocks", "prefix_tree_run", "generate", "readout", "take_rows", "concat_rows",
-           "state_width", "write_flat", "flat_rows", "row_block", "BLOCK_STEPS", "ROW_BLOCK",
-           "GPU_ROW_BLOCK"]
+           "state_width", "write_flat", "flat_rows", "row_block", "take_columns", "scatter_columns",
+           "BLOCK_STEPS", "ROW_BLOCK", "GPU_ROW_BLOCK"]
 
 BLOCK_STEPS = 32
 ROW_BLOCK = 2048
@@ -83,6 +83,36 @@ def take_columns(tokens, columns):
     xp = namespace_of(tokens)
     index = xp.asarray([int(c) for c in columns], dtype=xp.int64, device=array_api_compat.device(tokens))
     return xp.take(tokens, index, axis=1)
+
+
+def scatter_columns(tokens, columns, length: int):
+    """The inverse of :func:`take_columns`: a ``(B, length)`` int64 array holding ``tokens`` ``(B, k)``
+    at the sorted host positions ``columns`` ``(k,)`` and 0 elsewhere, on the tokens' namespace.
+    On a device this is a gather (the standard has no integer-array assignment): column j reads
+    column ``1 + i`` of ``[0, tokens]`` when ``columns[i] == j``, else the zero column; the index
+    is built from the positions (constants of the split, not per-instance data).
+
+    Examples
+    --------
+    >>> import numpy as np, array_api_strict as xps
+    >>> scatter_columns(np.array([[7, 8]]), [1, 3], 5).tolist()
+    [[0, 7, 0, 8, 0]]
+    >>> got = scatter_columns(xps.asarray([[7, 8]], dtype=xps.int64), [1, 3], 5)
+    >>> [int(v) for v in got[0, :]]
+    [0, 7, 0, 8, 0]
+    """
+    columns = np.asarray(columns, dtype=np.int64).reshape(-1)
+    if is_numpy(tokens):
+        full = np.zeros((tokens.shape[0], int(length)), dtype=np.int64)
+        full[:, columns] = tokens
+        return full
+    xp = namespace_of(tokens)
+    source = np.zeros(int(length), dtype=np.int64)
+    source[columns] = np.arange(1, columns.size + 1)  # (length,): where each column comes from
+    device = array_api_compat.device(tokens)
+    zero = xp.zeros((tokens.shape[0], 1), dtype=xp.int64, device=device)
+    index = xp.asarray([int(c) for c in source], dtype=xp.int64, device=device)
+    return xp.take(xp.concat([zero, xp.astype(tokens, xp.int64)], axis=1), index, axis=1)  # (B, length)
 
 
 def group_rows(like, groups: int, size: int):

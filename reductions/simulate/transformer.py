@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import array_api_compat
 import numpy as np
 
 from commcomp.backend import namespace_of, to_numpy
@@ -33,6 +34,7 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
 from .outputs import ModelRun, answers_from_logits
+from .running import scatter_columns, take_columns
 from .setup import answer_classes
 
 __all__ = ["TransformerSplit"]
@@ -111,25 +113,24 @@ class TransformerSplit:
     def party_inputs(self, encoded, y, group: int = 1):
         """``(alice_input, bob_input, public)``: Alice's own positions, Bob's own and the public
         ones (and his y); the owner mask and the fixed output tokens are public. (``group`` must be 1:
-        Bob's query depends on his y, so every instance has its own transcript.)"""
+        Bob's query depends on his y, so every instance has its own transcript.) The tokens stay on
+        their namespace (device tokens: columns taken there)."""
         if group != 1:
             raise ValueError("the Transformer protocol runs one instance per row (group = 1)")
         tokens = encoded.tokens
         a_pos = np.nonzero(self.owners == A_OWNS)[0]
         b_pos = np.nonzero((self.owners == B_OWNS) | (self.owners == PUBLIC))[0]
-        alice = {"positions": a_pos, "tokens": tokens[:, a_pos],
-                 "public_positions": np.nonzero(self.owners == PUBLIC)[0],
-                 "public_tokens": tokens[:, self.owners == PUBLIC]}
-        bob = {"positions": b_pos, "tokens": tokens[:, b_pos], "y": np.asarray(y)}
+        p_pos = np.nonzero(self.owners == PUBLIC)[0]
+        alice = {"positions": a_pos, "tokens": take_columns(tokens, a_pos),
+                 "public_positions": p_pos, "public_tokens": take_columns(tokens, p_pos)}
+        bob = {"positions": b_pos, "tokens": take_columns(tokens, b_pos), "y": np.asarray(y)}
         public = {"n": self.n, "length": self.length, "owners": self.owners.copy(),
                   "fixed_tokens": dict(self.fixed_tokens)}
         return alice, bob, public
 
     def _scatter(self, positions, tokens):
-        """A ``(B, N)`` token array holding ``tokens`` at ``positions`` and 0 elsewhere."""
-        full = np.zeros((tokens.shape[0], self.length), dtype=np.int64)
-        full[:, positions] = tokens
-        return full
+        """A ``(B, N)`` token array holding ``tokens`` at ``positions`` and 0 elsewhere (tokens' namespace)."""
+        return scatter_columns(tokens, positions, self.length)
 
     # -- the protocol ------------------------------------------------------------------------
     def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
@@ -169,9 +170,9 @@ class TransformerSplit:
                     at = int(np.nonzero(own["public_positions"] == o)[0][0])
                     q = model.query(own["public_tokens"][:, at], o)
                 elif mode == "fixed":
-                    q = model.query(np.full(B, view.public["fixed_tokens"][o], dtype=np.int64), o)
+                    q = model.query(_constant_tokens(mine, view.public["fixed_tokens"][o]), o)
                 else:
-                    q = model.query(np.zeros(B, dtype=np.int64), o)
+                    q = model.query(_constant_tokens(mine, 0), o)
                 part = model.partial(mine, own["positions"], query=q, output_position=o)
                 rows.append(part.to_bit_rows())
             return BitRows(namespace_of(*rows).concat(rows, axis=1))
@@ -231,6 +232,12 @@ class TransformerSplit:
         grid = self.grid.describe() if self.exact else "float64 sums (not exact)"
         how = ", ".join(f"{o}: {m}" for o, m in self.modes.items())
         return f"{self.rounds}-round partition protocol; query at {how}; {grid}"
+
+
+def _constant_tokens(like, token: int):
+    """``(B,)`` int64 copies of ``token`` on the namespace and device of ``like`` ``(B, ...)``."""
+    xp = namespace_of(like)
+    return xp.full((like.shape[0],), int(token), dtype=xp.int64, device=array_api_compat.device(like))
 
 
 def describe_partial_sums(model, arr, read, partial_bits: int, length: int, grid) -> list:

@@ -157,16 +157,6 @@ def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatc
     assert sum(host_encode_fallbacks.values()) == fallbacks  # no host fallback on these reductions
 
 
-def test_transformer_split_on_a_device_counts_its_host_encoding(device):  # noqa: F811
-    from reductions.simulate import verify
-
-    key = "equality->string-equality (transformer split)"
-    before = host_encode_fallbacks[key]
-    v = verify("string-equality", "transformer", 2, "fixed:10:5", width=4, heads=2, seed=1, exhaustive=True,
-               backend=device)
-    assert host_encode_fallbacks[key] > before and v["faithful_count"] == v["instances"]
-
-
 @pytest.mark.parametrize("task,problem", [("nearest-neighbour", "index"), ("match2", "index"),
                                           ("match3", "disjointness"), ("istree", "disjointness")])
 def test_verify_on_the_newer_device_encoders_uploads_only_the_problem_bits(device, task, problem):  # noqa: F811
