@@ -72,6 +72,19 @@ def describe_owners(owners) -> str:
     return "".join(".AB"[int(o)] for o in np.asarray(owners).ravel())
 
 
+def _upload_int64(xp, a):
+    """Host integers ``a`` as int64 on namespace ``xp``: uploaded in the narrowest unsigned type that
+    holds them (problem bits are uint8: 1/8 of the int64 bytes cross the bus), widened there."""
+    a = np.asarray(a)
+    if a.dtype in (np.uint8, np.bool_):  # the problem bits: no scan needed
+        return xp.astype(to_device(xp, a, np.uint8), xp.int64)
+    if a.size and a.dtype.kind in "iu" and int(a.min()) >= 0:
+        for narrow in (np.uint8, np.uint16, np.uint32):
+            if int(a.max()) <= np.iinfo(narrow).max:
+                return xp.astype(to_device(xp, a, narrow), xp.int64)
+    return to_device(xp, a, np.int64)
+
+
 @dataclass(frozen=True, eq=False)
 class EncodedBatch:
     """What an encoder produces: the task batch and who holds each position.
@@ -244,7 +257,7 @@ class Reduction:
                                         f"got {x.shape} and {y.shape}")
         on_host = xp is None or array_api_compat.is_numpy_namespace(xp)
         if not on_host and self.device_encoder is not None:  # the problem bits go up, tokens are built there
-            out = self.device_encoder(xp, to_device(xp, x, np.int64), to_device(xp, y, np.int64), n)
+            out = self.device_encoder(xp, _upload_int64(xp, x), _upload_int64(xp, y), n)
             if is_numpy(getattr(out, "tokens", out)):  # a NumPy encoding in disguise would move data unseen
                 raise InvalidParameterError(f"{self.name}: device_encoder gave NumPy tokens, not {xp.__name__}'s")
         else:

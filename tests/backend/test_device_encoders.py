@@ -173,3 +173,19 @@ def test_verify_on_the_newer_device_encoders_uploads_only_the_problem_bits(devic
     assert bk.host_uploads.reset() == (2, got["instances"] * per_instance)
     assert sum(host_encode_fallbacks.values()) == fallbacks
     _same(want, got)
+
+
+@pytest.mark.parametrize("values", [np.array([[0, 1, 1]], np.uint8), np.array([3, 300, 70000]),
+                                    np.array([2**40, 5]), np.array([-1, 4]), np.zeros((0, 3), np.int64)])
+def test_problem_inputs_cross_in_a_narrow_type_and_arrive_as_int64(device, values):  # noqa: F811
+    """x and y go up in the narrowest unsigned type that holds them and are widened on the device:
+    the same int64 values, whatever the narrowing (negative or huge values go up as int64)."""
+    from reductions.base import _upload_int64
+
+    xp = bk.namespace(device)
+    bk.host_uploads.reset()
+    got = _upload_int64(xp, values)
+    assert bk.host_uploads.reset() == (1, values.size)
+    assert got.dtype == xp.int64 and not bk.is_numpy(got)
+    host = bk.to_numpy(got)
+    assert host.dtype == np.int64 and np.array_equal(host, values.astype(np.int64))
