@@ -60,11 +60,8 @@ from .base import RecurrentLayer, StateDict, _identity_state
 __all__ = ["ProjectedLayer", "WORKSPACE_ELEMENTS"]
 
 # Elements of the NumPy path's per-chunk buffer (T_chunk + 1, B, d_in + m + 1), at least one step:
-# 1 MiB in float32 (2 MiB in float64), so it never grows with T and a chunk's rows, copied in just
-# before their steps, are still in the core's cache when the steps read them.  Measured against
-# 2 ** 21 (16 MiB in float64): 4-8% less time per step at B = 64 and 256, m = 64 and 256, in
-# float32 and float64, LSTM and GRU (benchmarks/bench_recurrent.py cells; B = 1 unchanged).
-WORKSPACE_ELEMENTS = 2 ** 18
+# 16 MiB in float64, so it never grows with T, and T_chunk >= 256 steps up to B * (2m + 1) = 8192.
+WORKSPACE_ELEMENTS = 2 ** 21
 
 
 class ProjectedLayer(RecurrentLayer):
