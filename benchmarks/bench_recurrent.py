@@ -39,17 +39,20 @@ streams its matrix, so float inputs at B = 1 are projected up front (``x_t W_x +
 step, then ``h W_h + u_t``; see :mod:`models.recurrent.projected`), as torch does, instead of one
 fused ``[x_t, h, 1] W`` per step (2.8x torch for the LSTM and 4.6x for the GRU in float64 before).
 
+Where a step's time goes (``--profile``, B >= 2).  Per step, CPU microseconds, ours and torch's
+in alternated processes: our whole step; the kernel's pre-activation product alone (G products
+``(B, 2m+1) @ (2m+1, m)`` over N distinct rows, as the loop makes them); the cell's calls alone
+(element-wise work, plus ``h W_hn`` for the GRU); the rest (loop, copies of the inputs into the
+rows ``[x_t, h, 1]``, and the two parts evicting each other from the cache); the same product as
+one ``(B, 2m+1) @ (2m+1, G*m)`` call; torch's whole step and that one product in torch (its BLAS,
+MKL); and GFlop/s of the three products.
+
 Needs the ``reference`` extra (torch).  Usage::
 
     python benchmarks/bench_recurrent.py                    # the grid: 36 cells (~15 min idle, 2 cores)
     python benchmarks/bench_recurrent.py --quick            # the 6 cells where we were slowest
     python benchmarks/bench_recurrent.py --only lstm:float32:64:16:256 --only gru:float64:1024:256:4096
-    python benchmarks/bench_recurrent.py --threads 2 --out results.json
-Needs the ``reference`` extra (torch).  Usage::
-
-    python benchmarks/bench_recurrent.py                    # the grid of the issue (~35 min, 2 busy cores)
-    python benchmarks/bench_recurrent.py --quick            # a small grid (~5 min)
-    python benchmarks/bench_recurrent.py --only lstm:float32:64:16:256 --only gru:float64:1024:256:4096
+    python benchmarks/bench_recurrent.py --profile lstm:float32:64:256:256   # where a step's time goes
     python benchmarks/bench_recurrent.py --threads 2 --out results.json
 """
 
@@ -132,14 +135,97 @@ def worker(spec: dict) -> tuple[float, float]:
     return _time(run, repeats, spec["min_seconds"])
 
 
-def measure(spec: dict, threads: int, min_seconds: float = 1.0) -> tuple[float, float]:
+def profile_worker(spec: dict) -> dict:
+    """CPU seconds per step of the parts of a step at ``B >= 2`` (the fused path), in the subprocess.
+
+    Ours: ``step`` (the whole pass / N), ``product`` (the kernel's pre-activation product over N
+    distinct rows ``[x_t, h, 1]``: G products ``(B, K) @ (K, m)``, K = 2m + 1, as the loop makes
+    it), ``cell`` (the cell's calls over N steps: element-wise work, plus ``h W_hn`` for the GRU),
+    ``one_product`` (the same pre-activations as one ``(B, K) @ (K, G*m)`` product).  Torch:
+    ``step`` and ``one_product`` (``torch.mm``, its BLAS).
+    """
+    import numpy as np
+
+    B, N, m, dt, G = spec["B"], spec["N"], spec["m"], spec["dtype"], GATES[spec["arch"]]
+    K, repeats, seconds = 2 * m + 1, spec["repeats"], spec["min_seconds"]
+    rng = np.random.default_rng(1)
+    rows = list(rng.standard_normal((N, B, K), dtype=dt))  # N distinct (B, K) rows
+    w_flat = rng.uniform(-0.05, 0.05, (K, G * m)).astype(dt)  # (K, G*m)
+    out = np.empty((B, G * m), dtype=dt)
+    step = worker(spec)[0] / N
+    if spec["impl"] == "torch":
+        import torch
+
+        w_t, out_t, rows_t = torch.from_numpy(w_flat), torch.from_numpy(out), [torch.from_numpy(r) for r in rows]
+
+        def one_product():
+            for r in rows_t:
+                torch.mm(r, w_t, out=out_t)
+
+        return {"step": step, "one_product": _time(one_product, repeats, seconds)[0] / N}
+    from models.registry import build_model
+
+    layer = build_model(spec["arch"], vocab_size=2, width=m, n_outputs=1, dtype=dt).layers[0]
+    _, g, cell = layer.numpy_cell(layer.init_state(B), B)
+    w = layer.w["W_fused"]  # (G, K, m)
+    hs = list(np.zeros((N + 1, B, m), dtype=dt))
+
+    def product():
+        for r in rows:
+            np.matmul(r, w, g)
+
+    def cells():
+        for h, h_out in zip(hs[:-1], hs[1:]):
+            cell(h, h_out)
+
+    def one_product():
+        for r in rows:
+            np.matmul(r, w_flat, out)
+
+    parts = {"step": step}
+    for name, fn in (("product", product), ("cell", cells), ("one_product", one_product)):
+        parts[name] = _time(fn, repeats, seconds)[0] / N
+    return parts
+
+
+def _run_worker(spec: dict, threads: int, min_seconds: float):
+    """What ``--worker`` prints for ``spec``, run in a subprocess with ``threads`` threads."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
     spec = dict(spec, threads=threads, min_seconds=min_seconds)
     out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,
                          capture_output=True, text=True, check=True)
-    cpu, wall = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(spec: dict, threads: int, min_seconds: float = 1.0) -> tuple[float, float]:
+    cpu, wall = _run_worker(spec, threads, min_seconds)
     return cpu, wall
+
+
+def profile(cells, threads: int, min_seconds: float, rounds: int) -> list[dict]:
+    """Print and return the per-step parts of each cell (ours and torch alternated, min over rounds)."""
+    print(f"per step, microseconds (CPU), best of {rounds} alternated rounds; GF/s = 2 B K G m / time")
+    print(f"{'arch':5} {'dtype':8} {'B':>4} {'m':>4} {'N':>4} {'ours':>8} {'product':>8} {'cell':>7} "
+          f"{'rest':>6} {'1-prod':>8} {'torch':>8} {'mkl-1':>8} {'GF/s':>6} {'1-GF/s':>6} {'mkl':>6} {'load':>5}")
+    rows = []
+    for arch, dtype, B, m, N in cells:
+        spec = dict(arch=arch, dtype=dtype, B=B, m=m, N=N, repeats=_repeats(B, N, m), stream=None)
+        ours, ref = {}, {}
+        for _ in range(rounds):
+            for best, impl in ((ours, "numpy"), (ref, "torch")):
+                for k, v in _run_worker(dict(spec, impl=impl, profile=True), threads, min_seconds).items():
+                    best[k] = min(best.get(k, float("inf")), v)
+        flops = 2 * B * (2 * m + 1) * GATES[arch] * m
+        row = dict(spec, ours=ours, torch=ref, load=os.getloadavg()[0])
+        rows.append(row)
+        us = {k: 1e6 * v for k, v in ours.items()}
+        print(f"{arch:5} {dtype:8} {B:4d} {m:4d} {N:4d} {us['step']:8.1f} {us['product']:8.1f} "
+              f"{us['cell']:7.1f} {us['step'] - us['product'] - us['cell']:6.1f} {us['one_product']:8.1f} "
+              f"{1e6 * ref['step']:8.1f} {1e6 * ref['one_product']:8.1f} {flops / ours['product'] / 1e9:6.1f} "
+              f"{flops / ours['one_product'] / 1e9:6.1f} {flops / ref['one_product'] / 1e9:6.1f} "
+              f"{row['load']:5.2f}", flush=True)
+    return rows
 
 
 def _pair(first: dict, second: dict, threads: int, min_seconds: float = 1.0,
@@ -185,11 +271,23 @@ def stream_length(arch: str, dtype: str, B: int, N: int, m: int, memory_gb: floa
     return S
 
 
-def _cells(args):
+def _parse_cell(cell: str, parser=None):
+    """``ARCH:DTYPE:B:M:N`` -> ``(arch, dtype, B, m, N)`` (a parser error on anything else)."""
+    try:
+        arch, dtype, B, m, N = cell.split(":")
+        if arch not in ARCHS or dtype not in DTYPES:
+            raise ValueError(cell)
+        return arch, dtype, int(B), int(m), int(N)
+    except ValueError:
+        if parser is None:
+            raise
+        parser.error(f"bad cell {cell!r}: expected ARCH:DTYPE:B:M:N, e.g. lstm:float32:64:16:256")
+
+
+def _cells(args, parser=None):
     if args.only:
         for cell in args.only:
-            arch, dtype, B, m, N = cell.split(":")
-            yield arch, dtype, int(B), int(m), int(N)
+            yield _parse_cell(cell, parser)
         return
     if args.quick:
         for arch, dtype, B, m in QUICK_CELLS:
@@ -210,6 +308,9 @@ def main(argv=None) -> dict:
                         help="alternated runs of each side per cell (the best counts)")
     parser.add_argument("--only", action="append", metavar="ARCH:DTYPE:B:M:N",
                         help="measure this cell only (repeatable)")
+    parser.add_argument("--profile", action="append", metavar="ARCH:DTYPE:B:M:N",
+                        help="instead of the ratios: where a step's time goes, ours and torch's "
+                             "(B >= 2; repeatable)")
     parser.add_argument("--max-elements", type=float, default=float("inf"),
                         help="skip cells with B*N*m above this")
     parser.add_argument("--memory-gb", type=float, default=None,
@@ -221,8 +322,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--out", help="write the raw timings as JSON")
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(json.loads(args.worker))))
+        spec = json.loads(args.worker)
+        print(json.dumps(profile_worker(spec) if spec.get("profile") else worker(spec)))
         return {}
+    if args.profile:
+        cells = [_parse_cell(cell, parser) for cell in args.profile]
+        if any(B < 2 for _, _, B, _, _ in cells):
+            parser.error("--profile takes cells with B >= 2 (B = 1 projects the inputs first)")
+        return {"threads": args.threads, "profile": profile(cells, args.threads, args.min_seconds, args.rounds)}
+    cells = list(_cells(args, parser))  # a bad --only cell stops here, before any output
     memory_gb = args.memory_gb if args.memory_gb is not None else 0.5 * _available_gb()
     clock = 0 if args.threads == 1 else 1  # index of the clock of the ratio column
     rows, skipped = [], []
@@ -231,7 +339,7 @@ def main(argv=None) -> dict:
           f"load {os.getloadavg()[0]:.2f}")
     print(f"{'arch':5} {'dtype':8} {'B':>5} {'m':>4} {'N':>5} {'ours_s':>9} {'torch_s':>9} {'ratio':>6} "
           f"{'wall':>6} {'stream':>6} {'load':>5}")
-    for arch, dtype, B, m, N in _cells(args):
+    for arch, dtype, B, m, N in cells:
         if B * N * m > args.max_elements:
             skipped.append((arch, dtype, B, m, N))
             continue
