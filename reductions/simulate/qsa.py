@@ -19,6 +19,12 @@ are computed elementwise in a fixed order, the codec is exact on the precision's
 attention and the unsplit pass (:meth:`~models.constructions.qsa.QSAAttentionUnit.output_rows`) are
 the same function, :meth:`~models.constructions.qsa.QSAAttentionUnit.attend`, on the same arrays.
 
+On a device (a unit moved with ``to_namespace``) everything runs on the unit's namespace: the
+feature rows the encoder wrote there, each party's rows taken and placed there (a gather from
+``[zeros, rows]``: the Array API has no integer-array assignment), the message's bits, and Bob's
+assembly of all N rows' keys and values (a gather from ``[his, Alice's]``); only what is printed and
+Bob's answers, which the reduction's NumPy decoder reads, come to the host (``to_numpy``).
+
 Examples
 --------
 >>> from reductions.simulate.setup import prepare

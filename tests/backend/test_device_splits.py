@@ -1,4 +1,4 @@
-"""The 1-layer Transformer and hybrid splits on device tokens: nothing but x and y goes up.
+"""The 1-layer Transformer, hybrid and qSA row splits on device inputs: nothing but x and y goes up.
 
 ``verify``, ``simulate`` and ``witness`` with a Transformer or hybrid moved to a device namespace
 encode on the device (the reduction's ``device_encoder``), take each party's columns there and
@@ -163,6 +163,28 @@ def test_qsa_units_on_device_equal_numpy(device):  # noqa: F811
                 assert np.array_equal(want, got)
             else:
                 assert want.shape == got.shape and np.max(np.abs(want - got)) <= step
+
+
+def test_a_model_that_cannot_move_refuses_a_device_backend_in_one_line(device):  # noqa: F811
+    """A ready model object without ``to_namespace`` (here a qSA unit behind a wrapper that hides it)
+    is refused with the specific error before any work; the same object runs on NumPy."""
+    from commcomp.errors import InvalidParameterError
+    from models.constructions.qsa import QSARandomUnit
+    from reductions.simulate.setup import prepare
+
+    class NumpyOnly:
+        def __init__(self, unit):
+            self._unit = unit
+
+        def __getattr__(self, name):
+            if name == "to_namespace":
+                raise AttributeError(name)
+            return getattr(self._unit, name)
+
+    model = NumpyOnly(QSARandomUnit(2, 2, width=3, precision="fixed:8:4"))
+    assert prepare("qsa", n=2, model=model).split.kind == "attention-row"
+    with pytest.raises(InvalidParameterError, match="runs on numpy only"):
+        prepare("qsa", n=2, model=model, backend=device)
 
 
 def _qsa_rows(unit, rng):
