@@ -257,14 +257,14 @@ class QSAAttentionUnit:
         Vh = xp.permute_dims(V, (0, 2, 1, 3))  # (B, H, N, d_v)
         s = xp.zeros((B, H, R, N), dtype=xp.float64)  # scores
         for c in range(d_k):
-            s = s + Qh[..., c:c + 1] * xp.expand_dims(Kh[:, :, c, :], axis=2)
+            s = _add(s, Qh[..., c:c + 1] * xp.expand_dims(Kh[:, :, c, :], axis=2))
         s = s * self.beta
         w = xp.exp(s - xp.max(s, axis=-1, keepdims=True))  # (B, H, R, N)
         num = xp.zeros((B, H, R, Vh.shape[3]), dtype=xp.float64)
         den = xp.zeros((B, H, R), dtype=xp.float64)
         for j in range(N):
-            num = num + w[..., j:j + 1] * xp.expand_dims(Vh[:, :, j, :], axis=2)  # (B, H, R, d_v)
-            den = den + w[..., j]
+            num = _add(num, w[..., j:j + 1] * xp.expand_dims(Vh[:, :, j, :], axis=2))  # (B, H, R, d_v)
+            den = _add(den, w[..., j])
         heads = xp.reshape(xp.permute_dims(num / xp.expand_dims(den, axis=-1), (0, 2, 1, 3)),
                            (B, R, -1))  # (B, R, H*d_v)
         return self.rnd(self._proj["O"](heads)[:, :, 0, :])  # (B, R, d_out)
@@ -283,6 +283,15 @@ class QSAAttentionUnit:
         p = self.precision.name if self.precision is not None else "float64-reference"
         return (f"QSAAttentionUnit(N={self.length}, q={self.q}, d'={self.dim}, m_k={self.d_k}, "
                 f"query_map={self.query_map!r}, beta={self.beta:.4g}, precision={p}{self._where()})")
+
+
+def _add(total, term):
+    """``total + term``: in place on NumPy (the same numbers, no new array per term), a new array
+    elsewhere (the Array API has no in-place guarantee)."""
+    if is_numpy(total):
+        total += term
+        return total
+    return total + term
 
 
 def _const(xp, host):
@@ -325,7 +334,7 @@ class _RowProjection:
         for source, weight, mask in self.steps:
             term = (e[..., source:source + 1] if isinstance(source, int) else
                     xp.take(e, source, axis=e.ndim - 1)) * weight
-            out = out + term if mask is None else xp.where(mask, out + term, out)
+            out = _add(out, term) if mask is None else xp.where(mask, out + term, out)
         return xp.reshape(out, tuple(e.shape[:-1]) + self.heads)
 
 
