@@ -19,6 +19,12 @@ are computed elementwise in a fixed order, the codec is exact on the precision's
 attention and the unsplit pass (:meth:`~models.constructions.qsa.QSAAttentionUnit.output_rows`) are
 the same function, :meth:`~models.constructions.qsa.QSAAttentionUnit.attend`, on the same arrays.
 
+On a device (a unit moved with ``to_namespace``) everything runs on the unit's namespace: the
+feature rows the encoder wrote there, each party's rows taken and placed there (a gather from
+``[zeros, rows]``: the Array API has no integer-array assignment), the message's bits, and Bob's
+assembly of all N rows' keys and values (a gather from ``[his, Alice's]``); only what is printed and
+Bob's answers, which the reduction's NumPy decoder reads, come to the host (``to_numpy``).
+
 Examples
 --------
 >>> from reductions.simulate.setup import prepare
@@ -34,9 +40,10 @@ Examples
 
 from __future__ import annotations
 
+import array_api_compat
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import is_numpy, namespace_of, to_numpy
 from commcomp.bits import BitRows
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.precision import FLOAT64
@@ -44,6 +51,7 @@ from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS
 from .outputs import ModelRun, answers_from_logits
+from .running import take_columns
 from .setup import answer_classes
 
 __all__ = ["RowAttentionSplit", "is_row_model", "random_row_model", "row_message_bits"]
@@ -138,43 +146,55 @@ class RowAttentionSplit:
     # -- inputs of the parties ---------------------------------------------------------------
     def party_inputs(self, encoded, y, group: int = 1):
         """``(alice_input, bob_input, public)``: each party's own feature rows (Bob's include the
-        public ones) and Bob's y; the owner mask is public."""
+        public ones) and Bob's y; the owner mask is public. The rows stay on the features' namespace
+        (device features: taken there)."""
         if group != 1:
             raise InvalidParameterError("the row protocol runs one instance per row (group = 1)")
-        feats = np.asarray(to_numpy(encoded.task_batch.features), dtype=np.float64)  # (B, N, width) host
-        alice = {"positions": self.alice_rows, "features": feats[:, self.alice_rows]}
-        bob = {"positions": self.bob_rows, "features": feats[:, self.bob_rows], "y": np.asarray(y)}
+        feats = encoded.task_batch.features  # (B, N, width), the encoder's namespace
+        alice = {"positions": self.alice_rows, "features": take_columns(feats, self.alice_rows)}
+        bob = {"positions": self.bob_rows, "features": take_columns(feats, self.bob_rows), "y": np.asarray(y)}
         public = {"n": self.n, "length": self.length, "owners": self.owners.copy()}
         return alice, bob, public
 
-    def _scatter(self, positions, rows) -> np.ndarray:
+    def _scatter(self, positions, rows):
         """A ``(B, N, width)`` feature array holding ``rows`` at ``positions`` and zeros elsewhere
-        (the unit reads only the rows asked for)."""
-        full = np.zeros((rows.shape[0], self.length, rows.shape[2]))
-        full[:, positions] = rows
-        return full
+        (the unit reads only the rows asked for), on the rows' namespace: a gather from
+        ``[zeros, rows]`` (the Array API has no integer-array assignment)."""
+        return _place_rows(rows, positions, self.length)
 
     def _split_message(self, values):
         """Decoded message ``(B, k)`` -> queries ``(B, |R_A|, H, d_k)``, keys and values of Alice's rows."""
+        xp = namespace_of(values)
         B, H, a, r = values.shape[0], self.heads, self.alice_rows.size, self.alice_reads.size
-        cuts = np.cumsum([r * H * self.d_k, a * H * self.d_k])
-        q, k, v = np.split(values, cuts, axis=1)
-        return (q.reshape(B, r, H, self.d_k), k.reshape(B, a, H, self.d_k), v.reshape(B, a, H, self.d_v))
+        q_end = r * H * self.d_k
+        k_end = q_end + a * H * self.d_k
+        return (xp.reshape(values[:, :q_end], (B, r, H, self.d_k)),
+                xp.reshape(values[:, q_end:k_end], (B, a, H, self.d_k)),
+                xp.reshape(values[:, k_end:], (B, a, H, self.d_v)))
 
     # -- the protocol ------------------------------------------------------------------------
     def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
         """The one-round protocol; Bob's full output goes to ``sink["bob"]``."""
         model, sink = self.model, {} if sink is None else sink
         at_alice = np.searchsorted(self.alice_rows, self.alice_reads)  # read rows among Alice's
+        # where Bob's attention finds each row: his own rows first, then Alice's (public positions)
+        bob_rows = self.bob_rows
+        row_source = np.empty(self.length, dtype=np.int64)
+        row_source[bob_rows] = np.arange(bob_rows.size)
+        row_source[self.alice_rows] = bob_rows.size + np.arange(self.alice_rows.size)
+        # each read row's query: Bob's own (index into his rows) or from Alice's message (after them)
+        query_source = np.array([np.nonzero(bob_rows == o)[0][0] if np.any(bob_rows == o) else
+                                 bob_rows.size + int(np.nonzero(self.alice_reads == o)[0][0])
+                                 for o in self.read], dtype=np.int64)
 
         def alice(view):
             if observe is not None:
                 observe(ALICE, view)
             own = view.own_input
             q, k, v = model.row_qkv(self._scatter(own["positions"], own["features"]), own["positions"])
-            B = q.shape[0]
-            numbers = np.concatenate([q[:, at_alice].reshape(B, -1), k.reshape(B, -1), v.reshape(B, -1)],
-                                     axis=1)  # (B, H (|R_A| d_k + |A| (d_k + d_v)))
+            xp, B = namespace_of(q, k, v), q.shape[0]
+            numbers = xp.concat([xp.reshape(take_columns(q, at_alice), (B, -1)), xp.reshape(k, (B, -1)),
+                                 xp.reshape(v, (B, -1))], axis=1)  # (B, H (|R_A| d_k + |A| (d_k + d_v)))
             return BitRows(self.code.encode_rows(numbers))  # (B, bits_per_instance)
 
         def bob(view):
@@ -183,15 +203,10 @@ class RowAttentionSplit:
             own = view.own_input
             q_a, k_a, v_a = self._split_message(self.code.decode_rows(view.received[0].array))
             q_b, k_b, v_b = model.row_qkv(self._scatter(own["positions"], own["features"]), own["positions"])
-            B, N = q_b.shape[0], self.length
-            K = np.empty((B, N, self.heads, self.d_k))
-            V = np.empty((B, N, self.heads, self.d_v))
-            K[:, own["positions"]], K[:, self.alice_rows] = k_b, k_a
-            V[:, own["positions"]], V[:, self.alice_rows] = v_b, v_a
-            Q = np.empty((B, self.read.size, self.heads, self.d_k))
-            for i, o in enumerate(self.read):  # each read row's query: from Alice's message or Bob's own
-                mine, hers = np.nonzero(own["positions"] == o)[0], np.nonzero(self.alice_reads == o)[0]
-                Q[:, i] = q_b[:, mine[0]] if mine.size else q_a[:, hers[0]]
+            xp = namespace_of(q_b, k_a)
+            K = take_columns(xp.concat([k_b, k_a], axis=1), row_source)  # (B, N, H, d_k) in row order
+            V = take_columns(xp.concat([v_b, v_a], axis=1), row_source)  # (B, N, H, d_v)
+            Q = take_columns(xp.concat([q_b, q_a], axis=1), query_source)  # (B, |read|, H, d_k)
             run = self._run(model.attend(Q, K, V))
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
@@ -200,19 +215,21 @@ class RowAttentionSplit:
                         BOB, bob, "Alice's rows' query, key and value (theorems.md §8.7)")
 
     def _run(self, out) -> ModelRun:
-        logits = np.asarray(out, dtype=np.float64)  # (B, K, d_out)
+        xp = namespace_of(out)
+        logits = xp.astype(out, xp.float64)  # (B, K, d_out), the model's namespace
         return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
 
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:
         """The unsplit unit's output at the read rows (every row's q, k, v, then the attention)."""
-        return self._run(self.model.output_rows(to_numpy(encoded.task_batch.features), self.read))
+        return self._run(self.model.output_rows(encoded.task_batch.features, self.read))
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None):
         """The numbers in instance ``b``'s message: per read row of Alice's and head the query,
         then per row of Alice's and head the key and the value."""
-        q, k, v = self._split_message(self.code.decode_rows(rows.array[b:b + 1]))
+        arr = to_numpy(rows.array[b:b + 1, ...])  # printed: this instance's bits to the host
+        q, k, v = self._split_message(self.code.decode_rows(arr))
         out = []
         for i, o in enumerate(self.alice_reads):
             out += [(f"q@{o}.h{h}", q[0, i, h].tolist()) for h in range(self.heads)]
@@ -228,3 +245,29 @@ class RowAttentionSplit:
                 f"P·H·(|R_A|·d_k + |A|·(d_k + d_v)) = {self.code.bits}·{self.heads}·({r}·{self.d_k} + "
                 f"{a}·({self.d_k} + {self.d_v})) = {self.bits_per_instance} bits; attention in a fixed "
                 "order")
+
+
+def _place_rows(rows, positions, length: int):
+    """``(B, length, ...)`` holding ``rows`` ``(B, k, ...)`` at the sorted host ``positions`` ``(k,)``
+    and zeros elsewhere, on the rows' namespace: row j reads row ``1 + i`` of ``[0, rows]`` when
+    ``positions[i] == j``, else the zero row (an index built from the positions, constants of the
+    split).
+
+    Examples
+    --------
+    >>> import array_api_strict as xps
+    >>> got = _place_rows(xps.asarray([[[7.0], [8.0]]]), [1, 3], 5)
+    >>> [float(v) for v in got[0, :, 0]]
+    [0.0, 7.0, 0.0, 8.0, 0.0]
+    """
+    positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+    if is_numpy(rows):
+        full = np.zeros((rows.shape[0], int(length)) + rows.shape[2:], dtype=rows.dtype)
+        full[:, positions] = rows
+        return full
+    xp = namespace_of(rows)
+    source = np.zeros(int(length), dtype=np.int64)
+    source[positions] = np.arange(1, positions.size + 1)  # (length,): where each row comes from
+    zero = xp.zeros((rows.shape[0], 1) + tuple(rows.shape[2:]), dtype=rows.dtype,
+                    device=array_api_compat.device(rows))
+    return take_columns(xp.concat([zero, rows], axis=1), source)  # (B, length, ...)

@@ -72,14 +72,14 @@ def take_rows(state: dict, index) -> dict:
 
 
 def take_columns(tokens, columns):
-    """Columns ``columns`` (sorted host positions) of ``tokens`` ``(B, N)``, on the tokens' namespace:
-    a slice when they are a contiguous run, else ``xp.take`` with an index built from the positions
-    (N constants of the split, not per-instance data)."""
+    """Columns ``columns`` (host positions, in the order given) of ``tokens`` ``(B, N, ...)``, on the
+    tokens' namespace: a slice when they are a contiguous ascending run, else ``xp.take`` with an
+    index built from the positions (N constants of the split, not per-instance data)."""
     columns = np.asarray(columns, dtype=np.int64)
     if is_numpy(tokens):
         return tokens[:, columns]
     if columns.size and np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
-        return tokens[:, int(columns[0]):int(columns[0]) + columns.size]
+        return tokens[:, int(columns[0]):int(columns[0]) + columns.size, ...]
     xp = namespace_of(tokens)
     index = xp.asarray([int(c) for c in columns], dtype=xp.int64, device=array_api_compat.device(tokens))
     return xp.take(tokens, index, axis=1)

@@ -1,4 +1,4 @@
-"""The 1-layer Transformer and hybrid splits on device tokens: nothing but x and y goes up.
+"""The 1-layer Transformer, hybrid and qSA row splits on device inputs: nothing but x and y goes up.
 
 ``verify``, ``simulate`` and ``witness`` with a Transformer or hybrid moved to a device namespace
 encode on the device (the reduction's ``device_encoder``), take each party's columns there and
@@ -25,8 +25,8 @@ from test_backend_paths import _same, device  # noqa: F401  (the fixture: strict
 
 # every registered reduction, at a size with a few dozen instances: two rounds (Bob's query: index
 # lookup, MQAR, Match2...), one round (a public or fixed read token: the string tasks, Dyck, IsTree),
-# many read positions (multi-index lookup), features beside the tokens (nearest neighbour, qSA)
-# (qSA's "transformer" is the attention-row unit, a NumPy construction reading float rows: see below)
+# many read positions (multi-index lookup), features beside the tokens (nearest neighbour)
+# (qSA's "transformer" is the attention-row unit reading float rows: its own tests below)
 TRANSFORMER_CASES = [(r.task_name, r.problem, 3) for r in list_reductions() if r.task_name != "qsa"]
 
 def _bob_entries(red, n: int) -> int:
@@ -106,13 +106,93 @@ def test_hybrid_split_on_device_tokens(device, monkeypatch, task, n):  # noqa: F
           simulate(task, "hybrid", n, "fixed:8:4", x=x, y=y, backend=device, **kw))
 
 
-def test_the_qsa_row_unit_refuses_a_device_backend_in_one_line(device):  # noqa: F811
-    """qSA's attention-row unit (models.constructions.qsa_unit) is NumPy only: a device backend is
-    refused with the specific error, before any work."""
-    from commcomp.errors import InvalidParameterError
+@pytest.mark.parametrize("weights", ["random", "construction"])
+@pytest.mark.parametrize("n", [2, 3])
+def test_qsa_attention_row_split_on_device_features(device, monkeypatch, n, weights):  # noqa: F811
+    """qSA's attention-row unit (models.constructions.qsa_unit: ``--weights random``'s random unit and
+    the C7a construction) on the device: features written there by the encoder, Alice's q, k, v
+    encoded there, Bob's attention there; equal to the NumPy run at a fixed-point format and at
+    float32, with only x and y uploaded and only Bob's (B, K, d') answers brought back."""
+    kw = dict(width=4, heads=2, seed=1, weights="random") if weights == "random" else dict(weights=weights)
+    red = get_reduction("qsa")
+    per_answer = red.output_positions(n).size * 2  # K read rows x d' = 2 numbers
+    for precision in ("fixed:8:4", "float32"):
+        want = verify("qsa", "transformer", n, precision, exhaustive=True, **kw)
+        bk.host_transfers.reset()
+        got = _check_uploads(monkeypatch, device,
+                             lambda: verify("qsa", "transformer", n, precision, exhaustive=True, backend=device, **kw),
+                             want["instances"], n + _bob_entries(red, n))
+        calls, moved = bk.host_transfers.reset()
+        assert 0 < moved <= 2 * got["instances"] * per_answer  # Bob's answers (protocol and reference) at most
+        assert got["backend"] == device and got["split_kind"] == "attention-row"
+        _same(want, got)
+        assert got["faithful_count"] == got["instances"] == 4 ** n
+    x, y = "10" + "1" * (n - 2), "01" + "0" * (n - 2)
+    one = _check_uploads(monkeypatch, device,
+                         lambda: simulate("qsa", "transformer", n, "fixed:8:4", x=x, y=y, backend=device, **kw), 1, 2 * n)
+    _same(simulate("qsa", "transformer", n, "fixed:8:4", x=x, y=y, **kw), one)
+    assert one["rounds"][0]["numbers"] and one["faithful"]
+    _same(find_witness("qsa", "transformer", n, "float32", **kw),
+          find_witness("qsa", "transformer", n, "float32", backend=device, **kw))
 
-    with pytest.raises(InvalidParameterError, match="numpy only"):
-        verify("qsa", "transformer", 3, "fixed:10:5", width=4, heads=2, exhaustive=True, backend=device)
+
+def test_qsa_units_on_device_equal_numpy(device):  # noqa: F811
+    """The units' own methods on the device against NumPy: both constructions (C7a with the
+    least-squares certificate, C7b on the moment curve) and the random unit, every row and a subset.
+    Bit for bit on array-api-strict (NumPy's kernels); on torch, whose solve, exp and matmul may
+    round the last float64 bit otherwise, within one step of the format's grid."""
+    from models.constructions.qsa import QSARandomUnit, make_qsa_moment_curve, make_qsa_random_keys
+
+    xp = bk.namespace(device)
+    units = [make_qsa_random_keys(2, "fixed:10:5", key_width=3, length=7, seed=2).model,
+             make_qsa_moment_curve(2, "fixed:12:8").model, QSARandomUnit(2, 2, width=3, heads=2, precision="fixed:8:4")]
+    for unit in units:
+        feats = _qsa_rows(unit, np.random.default_rng(3))
+        moved = unit.to_namespace(xp)
+        assert moved.xp is xp and "xp=" in repr(moved) and moved.precision is unit.precision
+        on_device = bk.to_device(xp, feats)
+        step = 2.0 ** -unit.precision.fraction_bits
+        pairs = list(zip(unit.row_qkv(feats), moved.row_qkv(on_device)))
+        pairs += [(unit.output_rows(feats, [unit.length - 1, 0]), moved.output_rows(on_device, [unit.length - 1, 0])),
+                  (unit.forward_all(feats), moved.forward_all(on_device)),
+                  (unit.forward_all(feats, [1]), moved.forward_all(on_device, [1]))]
+        for want, got in pairs:
+            assert not bk.is_numpy(got)
+            got = bk.to_numpy(got)
+            if device == "array_api_strict":
+                assert np.array_equal(want, got)
+            else:
+                assert want.shape == got.shape and np.max(np.abs(want - got)) <= step
+
+
+def test_a_model_that_cannot_move_refuses_a_device_backend_in_one_line(device):  # noqa: F811
+    """A ready model object without ``to_namespace`` (here a qSA unit behind a wrapper that hides it)
+    is refused with the specific error before any work; the same object runs on NumPy."""
+    from commcomp.errors import InvalidParameterError
+    from models.constructions.qsa import QSARandomUnit
+    from reductions.simulate.setup import prepare
+
+    class NumpyOnly:
+        def __init__(self, unit):
+            self._unit = unit
+
+        def __getattr__(self, name):
+            if name == "to_namespace":
+                raise AttributeError(name)
+            return getattr(self._unit, name)
+
+    model = NumpyOnly(QSARandomUnit(2, 2, width=3, precision="fixed:8:4"))
+    assert prepare("qsa", n=2, model=model).split.kind == "attention-row"
+    with pytest.raises(InvalidParameterError, match="runs on numpy only"):
+        prepare("qsa", n=2, model=model, backend=device)
+
+
+def _qsa_rows(unit, rng):
+    """Random valid qSA rows ``(4, N, d' + q + 1)`` for ``unit`` (any N)."""
+    N, q = unit.length, unit.q
+    z = rng.uniform(-0.5, 0.5, size=(4, N, unit.dim))
+    ptr = np.sort(np.array([[rng.choice(N, q, replace=False) for _ in range(N)] for _ in range(4)]), axis=-1)
+    return np.concatenate([z, ptr.astype(float), np.broadcast_to(np.arange(N)[None, :, None], (4, N, 1))], axis=2)
 
 
 @pytest.mark.parametrize("seed", range(4))
