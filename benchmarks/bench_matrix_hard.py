@@ -58,6 +58,15 @@ def data_dir() -> Path | None:
     return None
 
 
+def hard10():
+    """``(npz matrices, folder)`` of the hard10 data, or None (said once) when it is not found."""
+    base = data_dir()
+    if base is None:
+        print("hard10 data not found: skipped")
+        return None
+    return np.load(base / "hard10.npz"), base
+
+
 def _both_colours(m, solver, kind):
     if solver == "search":  # the old branch and bound, its cell limit raised as in the issue
         from commcomp.matrix import partition as old
@@ -68,11 +77,10 @@ def _both_colours(m, solver, kind):
 
 
 def suite_solvers(budget):
-    base = data_dir()
-    if base is None:
-        print("hard10 data not found: skipped")
+    found = hard10()
+    if found is None:
         return
-    data = np.load(base / "hard10.npz")
+    data, _ = found
     names = available_solvers() + ["search"]
     for kind in ("partition", "cover"):
         print(f"\n## {kind} numbers (both colours) of the {len(data.files)} hard10 matrices, each "
@@ -101,11 +109,10 @@ def suite_solvers(budget):
 
 
 def suite_hard10(budget):
-    base = data_dir()
-    if base is None:
-        print("hard10 data not found: skipped")
+    found = hard10()
+    if found is None:
         return
-    data = np.load(base / "hard10.npz")
+    data, base = found
     meta = json.loads((base / "hard10.json").read_text())["matrices"]
     print(f"\n## hard10 with {SOLVERS[available_solvers()[0]].description if available_solvers() else 'search'}"
           f": exact chi_1 and chi, against EBMF's recorded seconds")

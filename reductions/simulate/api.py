@@ -25,7 +25,8 @@ from commcomp.limits import MAX_INSTANCES, check_int
 
 from ..tasks.base import TaskBatch
 from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages,
-                    check_run_memory, chunk_rows, exhaustive_batches, random_batches, run_batch)
+                    check_run_memory, chunk_rows, exhaustive_batches, position_bytes, random_batches,
+                    run_batch)
 from .setup import format_input, parse_input, prepare
 
 __all__ = ["simulate", "verify", "simulate_instance", "DEFAULT_INSTANCES"]
@@ -187,7 +188,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         if out is not None:
             return out
     method = {"auto": "prefix-tree", "enumerate": "plain"}.get(method, method)
-    size = chunk_rows(sim.split.length, rows)
+    size = chunk_rows(sim.split.length, rows, position_bytes(sim.reduction, sim.n))
     if not exhaustive:
         instances = check_int("instances", DEFAULT_INSTANCES if instances is None else instances, 1, MAX_INSTANCES)
     check_run_memory("verify", sim.reduction, sim.n, rows, kept=0 if exhaustive else instances,

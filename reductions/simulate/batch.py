@@ -27,7 +27,7 @@ from .distinct import DeviceDistinctRows
 from .outputs import ModelRun, compare_runs
 
 __all__ = ["BatchResult", "run_batch", "exhaustive_batches", "random_batches", "DistinctMessages",
-           "chunk_rows", "encode_batch", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
+           "chunk_rows", "position_bytes", "encode_batch", "MAX_EXHAUSTIVE_INSTANCES", "MAX_DEVICE_EXHAUSTIVE_INSTANCES", "check_run_memory"]
 
 MAX_DEVICE_EXHAUSTIVE_INSTANCES = 1 << 29  # on a device backend (INDEX at n = 24 has 24 * 2^24 < 2^29)
 
@@ -139,30 +139,42 @@ def encode_batch(sim, x, y) -> EncodedBatch:
 MAX_CHUNK_ROWS = 16384
 
 
-def chunk_rows(length: int, rows: int | None = None) -> int:
-    """Instances per chunk: ``rows`` when given, else about 2^23 tokens per chunk and at most
+def position_bytes(reduction, n: int) -> int:
+    """Bytes a position of an encoded instance takes: ``TOKEN_BYTES``, plus a float64 per feature
+    for tasks with ``features`` (Nearest Neighbour's vectors, qSA's rows: ``8 d`` more)."""
+    return TOKEN_BYTES + 8 * int(reduction.task.feature_width(reduction.task_size(n)))
+
+
+def chunk_rows(length: int, rows: int | None = None, bytes_per_position: int = TOKEN_BYTES) -> int:
+    """Instances per chunk: ``rows`` when given, else about 2^23 tokens' worth of bytes per chunk
+    (fewer rows when each position also carries features: ``bytes_per_position``) and at most
     ``MAX_CHUNK_ROWS``, so a chunk's per-row arrays stay small (measured here, filling a newly
     allocated array: 3.8 ns a float64 at 64 MiB, 1.0 ns at 32 MiB, 0.3 ns at 16 MiB, the larger
     ones paying in page faults; 16,384 rows of a width-64 LSTM's final states are 16 MiB)."""
     if rows is not None:
         return max(1, int(rows))
-    return int(max(512, min(MAX_CHUNK_ROWS, (1 << 23) // max(1, length))))
+    per_row = max(1, length) * max(1, int(bytes_per_position))
+    return int(max(512, min(MAX_CHUNK_ROWS, ((1 << 23) * TOKEN_BYTES) // per_row)))
 
 
 def check_run_memory(what: str, reduction, n: int, rows: int | None = None, *, kept: int = 0,
                      kept_name: str = "instances", message_bits: int = 0) -> None:
     """Refuse, before any batch is drawn, a run whose working set passes the memory limit.
 
-    One chunk of instances at the task's length (:func:`chunk_rows`, ``TOKEN_BYTES`` a token) must
-    fit, and so must ``kept`` packed messages of ``message_bits`` bits (the distinct-message count
-    keeps up to one per instance). See :mod:`commcomp.limits`.
+    One chunk of instances at the task's length (:func:`chunk_rows`; :func:`position_bytes` a
+    position: ``TOKEN_BYTES`` a token, and its features' float64s) must fit, and so must ``kept``
+    packed messages of ``message_bits`` bits (the distinct-message count keeps up to one per
+    instance). See :mod:`commcomp.limits`.
     """
     def chunk_bytes(v: int) -> int:
-        length = int(reduction.length(v))
-        return TOKEN_BYTES * chunk_rows(length, rows) * length
+        length, per = int(reduction.length(v)), position_bytes(reduction, v)
+        return per * chunk_rows(length, rows, per) * length
 
+    per_n = position_bytes(reduction, n)
+    what_per = f"{TOKEN_BYTES} bytes a token" + ("" if per_n == TOKEN_BYTES else
+                                                 f" and {per_n - TOKEN_BYTES} of features a position at this n")
     check_memory(what, "n", int(n), chunk_bytes, low=reduction.min_n,
-                 detail=f"one chunk of instances, {TOKEN_BYTES} bytes a token")
+                 detail=f"one chunk of instances, {what_per}")
     if kept:
         per = (int(message_bits) + 7) // 8 + MESSAGE_OVERHEAD_BYTES
         check_memory(what, kept_name, int(kept), lambda k: k * per,

@@ -15,7 +15,7 @@ import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of, to_numpy
 
-__all__ = ["ModelRun", "CotSpec", "cot_spec", "answers_from_logits", "compare_runs", "bit_patterns",
+__all__ = ["ModelRun", "CotSpec", "cot_spec", "answers_from_logits", "run_from_logits", "compare_runs", "bit_patterns",
            "device_rows_equal"]
 
 
@@ -87,6 +87,22 @@ def answers_from_logits(logits, answer_kind: str, classes: int | None = None) ->
     if answer_kind == "vector":
         return logits[..., :classes] if classes else logits
     return np.argmax(logits[..., :classes] if classes else logits, axis=-1).astype(np.int64)
+
+
+def run_from_logits(logits, answer_kind: str, classes: int | None = None) -> ModelRun:
+    """A :class:`ModelRun` from logits: a list of ``(B, C)`` arrays, one per read position, or
+    ``(B, K, C)`` already stacked; float64 on their own namespace, with their answers.
+
+    >>> run = run_from_logits([np.array([[0.0, 2.0]]), np.array([[3.0, 1.0]])], "bool")
+    >>> run.logits.shape, run.answers.tolist()
+    ((1, 2, 2), [[1, 0]])
+    """
+    if isinstance(logits, (list, tuple)):
+        xp = namespace_of(*logits)
+        logits = xp.stack(logits, axis=1)  # (B, K, C)
+    xp = namespace_of(logits)
+    logits = xp.astype(logits, xp.float64)
+    return ModelRun(logits, answers_from_logits(logits, answer_kind, classes))
 
 
 def bit_patterns(a) -> np.ndarray:

@@ -50,7 +50,7 @@ from commcomp.precision import FLOAT64
 from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS
-from .outputs import ModelRun, answers_from_logits
+from .outputs import ModelRun, run_from_logits
 from .running import take_columns
 from .setup import answer_classes
 
@@ -214,10 +214,9 @@ class RowAttentionSplit:
         return Protocol(f"{self.reduction.name}/attention-row/1-round", (Step(ALICE, BOB, alice, "q, k, v"),),
                         BOB, bob, "Alice's rows' query, key and value (theorems.md §8.7)")
 
-    def _run(self, out) -> ModelRun:
-        xp = namespace_of(out)
-        logits = xp.astype(out, xp.float64)  # (B, K, d_out), the model's namespace
-        return ModelRun(logits, answers_from_logits(logits, self.task.answer_kind, self.classes))
+    def _run(self, logits) -> ModelRun:
+        """A :class:`ModelRun` from the logits at each read position (any namespace)."""
+        return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:

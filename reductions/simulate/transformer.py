@@ -33,7 +33,7 @@ from commcomp.precision import FLOAT64
 from commcomp.protocol import ALICE, BOB, Protocol, Step
 
 from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
-from .outputs import ModelRun, answers_from_logits
+from .outputs import ModelRun, run_from_logits
 from .running import scatter_columns, take_columns
 from .setup import answer_classes
 
@@ -204,10 +204,8 @@ class TransformerSplit:
                         "partial attention sums (theorems.md §8.3)")
 
     def _run(self, logits) -> ModelRun:
-        """A :class:`ModelRun` from the logits ``(B, C)`` at each read position (any namespace)."""
-        xp = namespace_of(*logits)
-        stacked = xp.astype(xp.stack(logits, axis=1), xp.float64)  # (B, K, C)
-        return ModelRun(stacked, answers_from_logits(stacked, self.task.answer_kind, self.classes))
+        """A :class:`ModelRun` from the logits at each read position (any namespace)."""
+        return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     # -- the unsplit model ---------------------------------------------------------------------
     def reference(self, encoded, runner: str = "plain") -> ModelRun:

@@ -194,6 +194,11 @@ class Task(ABC):
     def length(self, n: int) -> int:
         """Sequence length N at size ``n``."""
 
+    def feature_width(self, n: int) -> int:
+        """``d`` of the batch's ``features`` ``(B, N, d)`` at size ``n``; 0 for token-only tasks.
+        The memory checks count ``8 d`` bytes a position for it (a float64 each)."""
+        return 0
+
     def output_positions(self, n: int) -> np.ndarray:
         """Positions whose outputs the task defines (default: the last one)."""
         return np.array([self.length(n) - 1], dtype=np.int64)

@@ -14,9 +14,18 @@ from commcomp.errors import InvalidParameterError
 from ..device_ops import constant_table, gather_rows
 from .base import Task, TaskBatch, balanced_labels, check_batch, random_subsets
 
-__all__ = ["NearestNeighbour", "sign_vector_table"]
+__all__ = ["NearestNeighbour", "sign_vector_table", "sign_vector_width"]
 
 _TABLE_SEED = 20240609  # fixed: the table is public, the same for everyone
+
+
+def sign_vector_width(size: int, gamma: float = 0.5) -> int:
+    """``k``, the length of :func:`sign_vector_table`'s rows: ``ceil((4 ln size + 2 ln 2) / gamma^2)``.
+
+    >>> sign_vector_width(8)
+    39
+    """
+    return math.ceil((4 * math.log(max(size, 2)) + 2 * math.log(2)) / gamma ** 2)
 
 
 @lru_cache(maxsize=16)
@@ -42,7 +51,7 @@ def sign_vector_table(size: int, gamma: float = 0.5) -> np.ndarray:
     """
     if size < 1:
         raise InvalidParameterError(f"table size must be >= 1, got {size}")
-    k = math.ceil((4 * math.log(max(size, 2)) + 2 * math.log(2)) / gamma ** 2)
+    k = sign_vector_width(size, gamma)
     rng = np.random.default_rng(_TABLE_SEED)
     while True:
         s = np.where(rng.random((size, k)) < 0.5, -1, 1).astype(np.int8)  # (V, k)
@@ -102,6 +111,10 @@ class NearestNeighbour(Task):
         """The public unit vectors ``T``, shape ``(V, k)`` float64."""
         s = sign_vector_table(self.table_size(n), self.gamma)
         return s / math.sqrt(s.shape[1])
+
+    def feature_width(self, n) -> int:
+        """``k``, the width of the vectors ``T(j)`` (without building the table)."""
+        return sign_vector_width(self.table_size(n), self.gamma)
 
     def vocabulary(self, n):
         return tuple(f"v{j}" for j in range(self.table_size(n))) + ("y0", "y1")

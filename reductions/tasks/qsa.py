@@ -101,6 +101,10 @@ class QSparseAveraging(Task):
     def length(self, n):
         return 2 * self.check_n(n) + 1
 
+    def feature_width(self, n) -> int:
+        """SHT's row ``(z_i; y_i; i)``: ``d + q + 1`` with ``q = n``."""
+        return self.dim + self.check_n(n) + 1
+
     def output_positions(self, n):
         return np.arange(self.length(n), dtype=np.int64)
 
