@@ -192,7 +192,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     if not exhaustive:
         instances = check_int("instances", DEFAULT_INSTANCES if instances is None else instances, 1, MAX_INSTANCES)
     check_run_memory("verify", sim.reduction, sim.n, rows, kept=0 if exhaustive else instances,
-                     message_bits=sim.bits_per_message)
+                     message_bits=sim.bits_per_message, at_most=None if exhaustive else instances)
     if exhaustive:
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
         batches = exhaustive_batches(sim.problem, sim.n, size, MAX_EXHAUSTIVE_INSTANCES if sim.backend in

@@ -158,17 +158,19 @@ def chunk_rows(length: int, rows: int | None = None, bytes_per_position: int = T
 
 
 def check_run_memory(what: str, reduction, n: int, rows: int | None = None, *, kept: int = 0,
-                     kept_name: str = "instances", message_bits: int = 0) -> None:
+                     kept_name: str = "instances", message_bits: int = 0, at_most: int | None = None) -> None:
     """Refuse, before any batch is drawn, a run whose working set passes the memory limit.
 
     One chunk of instances at the task's length (:func:`chunk_rows`; :func:`position_bytes` a
     position: ``TOKEN_BYTES`` a token, and its features' float64s) must fit, and so must ``kept``
     packed messages of ``message_bits`` bits (the distinct-message count keeps up to one per
-    instance). See :mod:`commcomp.limits`.
+    instance); ``at_most``: the run's whole instance count when it is known to be smaller than a
+    chunk (a sampled run draws no more). See :mod:`commcomp.limits`.
     """
     def chunk_bytes(v: int) -> int:
         length, per = int(reduction.length(v)), position_bytes(reduction, v)
-        return per * chunk_rows(length, rows, per) * length
+        size = chunk_rows(length, rows, per)
+        return per * (size if at_most is None else min(size, int(at_most))) * length
 
     per_n = position_bytes(reduction, n)
     what_per = f"{TOKEN_BYTES} bytes a token" + ("" if per_n == TOKEN_BYTES else

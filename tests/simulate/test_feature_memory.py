@@ -44,3 +44,16 @@ def test_the_memory_check_counts_the_features(monkeypatch):
         check_run_memory("verify", nn, n, rows)
     monkeypatch.setenv("COMMCOMP_MEMORY_LIMIT", str(position_bytes(nn, n) * rows * length))
     check_run_memory("verify", nn, n, rows)  # exactly fits
+
+
+def test_a_sampled_run_is_checked_for_the_instances_it_draws(monkeypatch):
+    """A run of 100 instances never holds a default chunk: the check counts at most 100 rows."""
+    nn = next(r for r in list_reductions() if r.name == "index->nearest-neighbour")
+    n = 64
+    hundred = position_bytes(nn, n) * 100 * nn.length(n)
+    monkeypatch.setenv("COMMCOMP_MEMORY_LIMIT", str(hundred))
+    check_run_memory("verify", nn, n, at_most=100)
+    with pytest.raises(TooLargeError):
+        check_run_memory("verify", nn, n, at_most=101)
+    with pytest.raises(TooLargeError):
+        check_run_memory("verify", nn, n)  # a default chunk (about 2^27 bytes) does not fit
