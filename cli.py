@@ -545,7 +545,7 @@ def cmd_bounds(args):
 
 def _emit_computed_bounds(args):
     """``bounds --computed``: exact minimum state bits from the task's own matrices, beside the catalogue."""
-    from reductions.computed import PRODUCT_DOMAIN_TASKS, catalogue_check, computed_state_bits
+    from reductions.search.computed import PRODUCT_DOMAIN_TASKS, catalogue_check, computed_state_bits
 
     tasks = args.task or list(PRODUCT_DOMAIN_TASKS)
     results = []
@@ -594,7 +594,7 @@ def add_bounds(sub):
 
 
 # --------------------------------------------------------------------------------------------
-# simulate, verify, witness (reductions.simulate, reductions.witness)
+# simulate, verify, witness (reductions.simulate, reductions.search.witness)
 # --------------------------------------------------------------------------------------------
 _OWNER_STYLE = {"alice": "bold magenta", "bob": "bold cyan", "public": "dim"}
 
@@ -711,7 +711,7 @@ def cmd_simulate(args):
 
     out = simulate(args.task, args.arch, args.n, args.precision, x=args.x, y=args.y,
                    trajectory=args.trajectory, **_model_kwargs(args))
-    from reductions.reachable.render import trajectory_table
+    from reductions.search.reachable.render import trajectory_table
 
     traj = trajectory_table(out)
     emit(args, out, lambda: _simulate_view(out) + ([rich_table(*traj)] if traj else []))
@@ -728,7 +728,7 @@ def add_simulate(sub):
 
 
 def _fraction(value, count, total):
-    from reductions.reachable.plot import describe_count
+    from reductions.search.reachable.plot import describe_count
 
     return "-" if value is None else f"{value:.4f} ({describe_count(count)}/{describe_count(total)})"
 
@@ -742,8 +742,8 @@ def cmd_verify(args):
                      exhaustive=args.exhaustive, method=args.method, max_states=args.max_states,
                      progress=lambda done, total: bar.update(task, completed=done, total=total),
                      **_model_kwargs(args))
-    from reductions.reachable.plot import describe_count
-    from reductions.reachable.render import plot_if_asked, reachable_rows
+    from reductions.search.reachable.plot import describe_count
+    from reductions.search.reachable.render import plot_if_asked, reachable_rows
 
     plot_if_asked(args, out)
     k = out["instances"]
@@ -786,7 +786,7 @@ def _reachable_options(p):
 
 
 def cmd_witness(args):
-    from reductions.witness import find_witness
+    from reductions.search.witness import find_witness
 
     if args.width is None and args.weights == "random":
         raise CLIError("commcomp witness: --width is required with random weights (a model file or a "
@@ -796,8 +796,8 @@ def cmd_witness(args):
         out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
                            progress=lambda done, total: bar.update(task, completed=done, total=total),
                            method=args.method, max_states=args.max_states, **_model_kwargs(args))
-    from reductions.reachable.plot import describe_count
-    from reductions.reachable.render import plot_if_asked, reachable_rows
+    from reductions.search.reachable.plot import describe_count
+    from reductions.search.reachable.render import plot_if_asked, reachable_rows
 
     plot_if_asked(args, out)
     title = (f"witness {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
@@ -869,7 +869,7 @@ def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
 
 def cmd_construct(args):
     from models.constructions import get_construction
-    from reductions.construction_search import check_construction
+    from reductions.search.construction import check_construction
 
     name = args.task
     try:  # task aliases (il, nn, ...) as the task registry knows them

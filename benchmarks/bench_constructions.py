@@ -12,7 +12,7 @@ Sections (``--sections``, all by default):
 * ``n8192``: every Transformer construction on random inputs at N ≈ 8192 (``--instances8192``
   each; NN and k-DNF fewer, they are wider).
 * ``table``: the minimal width (code length k / key width m), fixed-point and float formats at
-  several n: all inputs at small n, ``--samples`` random inputs beyond (``reductions.construction_search``),
+  several n: all inputs at small n, ``--samples`` random inputs beyond (``reductions.search.construction``),
   written as a markdown table (``--table-out``; docs/constructions.md holds a copy).
 
 Every check is judged by the task's own ground truth (``reductions.tasks``); any miss is
@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.constructions import get_construction, list_constructions  # noqa: E402
-from reductions.construction_search import (check_construction, chunk_size, minimal_fixed,  # noqa: E402
+from reductions.search.construction import (check_construction, chunk_size, minimal_fixed,  # noqa: E402
                                          minimal_float, minimal_option)
 from models.transformer import Transformer  # noqa: E402
 from reductions.registry import get_task  # noqa: E402

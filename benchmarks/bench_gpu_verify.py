@@ -14,7 +14,7 @@ instance count (n·2^n; marked ``"cpu_extrapolated": true``). Sizes run in incre
 next one is predicted (from the last, x the instance ratio) to pass ``--budget`` seconds.
 
 ``--reachable N [N ...]``: also run ``verify(..., method="reachable-states")`` at those n when the
-reachable-state engine is present (``reductions.reachable``); otherwise the result says it is absent.
+reachable-state engine is present (``reductions.search.reachable``); otherwise the result says it is absent.
 It runs its own model, an LSTM of ``--reachable-width`` (4) at ``--reachable-precision``
 (fixed:8:4: 22 reachable states; a float32 LSTM of width 64 would exceed the state budget at
 level 15), on the backend and, in the same process, on NumPy: each row gives both times and
@@ -117,8 +117,8 @@ def _write(args, result: dict) -> None:
 def _reachable(args) -> list:
     if not args.reachable:
         return []
-    if importlib.util.find_spec("reductions.reachable") is None:
-        return [{"n": n, "error": "the reachable-state engine (reductions.reachable) is not in this checkout"}
+    if importlib.util.find_spec("reductions.search.reachable") is None:
+        return [{"n": n, "error": "the reachable-state engine (reductions.search.reachable) is not in this checkout"}
                 for n in args.reachable]
     rows = []
     exact = ("instances", "faithful_count", "correct_count", "model_correct_count", "distinct_messages_per_level")

@@ -51,7 +51,7 @@ def _timed(fn):
 
 def bench_n1024(n: int = 1024) -> dict:
     from reductions.simulate import verify
-    from reductions.witness import find_witness
+    from reductions.search.witness import find_witness
 
     v, tv = _timed(lambda: verify("index-lookup", "lstm", n, "fixed:8:4", width=4, exhaustive=True))
     w, tw = _timed(lambda: find_witness("index-lookup", "lstm", n, "fixed:8:4", width=4))
@@ -87,7 +87,7 @@ def bench_ratio(archs, n: int = 18, width: int = 4, precision: str = "fixed:8:4"
 
 
 def bench_table(archs, formats, widths, ns, max_states: int) -> list:
-    from reductions.reachable.engine import explore
+    from reductions.search.reachable.engine import explore
     from reductions.simulate.setup import prepare
 
     rows = []

@@ -67,7 +67,7 @@ import numpy as np  # noqa: E402
 
 from reductions.simulate import prepare, run_batch, verify  # noqa: E402
 from reductions.simulate.running import run_blocks  # noqa: E402
-from reductions.witness import find_witness  # noqa: E402
+from reductions.search.witness import find_witness  # noqa: E402
 
 
 def protocol_vs_unsplit(instances: int, n: int, width: int, precision: str, repeats: int = 3) -> dict:

@@ -7,7 +7,7 @@
     flipped, all-zero and all-one strings).  ``passed`` / ``FAILED`` with the counts.
 (b) ``witness`` — a model of the weak architecture whose state bits fall below the bound
     (random weights of width ``weak_width``, or the user's weights file) run as a protocol;
-    :func:`reductions.witness.find_witness` looks for x != x' with the same message and a y
+    :func:`reductions.search.witness.find_witness` looks for x != x' with the same message and a y
     separating them.  ``found`` (x, x', y and which answer is wrong) or ``not found``, with the
     method the engine used.  Not checked when the bound allows the weak width at this N.
 (c) ``protocol`` — the construction run as an Alice/Bob protocol
@@ -92,7 +92,7 @@ def adversarial_pairs(problem, n: int) -> tuple[np.ndarray, np.ndarray]:
 def construction_check(task: str, construction: str | None, n: int, precision, *, samples: int = 64,
                        seed: int = 0, construction_object=None) -> Check:
     """(a): the explicit construction judged by the task's ground truth (module docstring)."""
-    from reductions.construction_search import check_construction
+    from reductions.search.construction import check_construction
     from reductions.registry import get_reduction
 
     if construction is None and construction_object is None:
@@ -127,7 +127,7 @@ def _adversarial_check(built, reduction, n) -> tuple[int, int]:
     """Correct / total of the construction on the reduction's encodings of :func:`adversarial_pairs`."""
     from commcomp.problems import get_problem
 
-    from reductions.construction_search import check_construction
+    from reductions.search.construction import check_construction
 
     problem = get_problem(reduction.problem)
     try:
@@ -145,7 +145,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
                   weak_width: int = 1, weights: str = "random", budget: int = 1024, seed: int = 0,
                   heads: int = 1, cot: bool = False) -> Check:
     """(b): a witness on a weak model below the bound (module docstring)."""
-    from reductions.witness import find_witness
+    from reductions.search.witness import find_witness
 
     if lower_width is None:
         return _skip("witness", "no lower bound at this N")

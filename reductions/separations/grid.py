@@ -161,7 +161,7 @@ def _check_reduction(reduction, n, instances, rng):
 def _check_construction(task, arch, layers, reduction, n, precision, instances, seed):
     try:
         from models.constructions import get_construction
-        from reductions.construction_search import check_construction
+        from reductions.search.construction import check_construction
     except ImportError:  # pragma: no cover - constructions are part of the package
         return None, None, None, None, "constructions unavailable"
     try:

@@ -77,7 +77,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
     ``continuation`` (Bob's positions and tokens), ``bob_step`` (what Bob computes, where the split
     says it in words; else None), ``cot_valid`` (chain of thought); with ``trajectory=True`` (a
     recurrent split) ``trajectory``, the state after each of Alice's steps
-    (:func:`reductions.reachable.trajectory.alice_trajectory`), and ``trajectory_matches_message``.
+    (:func:`reductions.search.reachable.trajectory.alice_trajectory`), and ``trajectory_matches_message``.
     """
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
@@ -116,7 +116,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
     }
     if trajectory:
-        from ..reachable.trajectory import alice_trajectory
+        from ..search.reachable.trajectory import alice_trajectory
 
         out["trajectory"] = alice_trajectory(sim, first)
         sent = [r["hex"] for r in rounds if r["sender"] == "alice"]  # her (last) message
@@ -161,12 +161,12 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     ----------
     method : {"auto", "reachable-states", "prefix-tree", "enumerate", "plain"}
         How exhaustive runs go. ``auto`` (default): over the reachable states of a one-way
-        recurrent split (:mod:`reductions.reachable`; exact counts at any n) where it applies, else,
+        recurrent split (:mod:`reductions.search.reachable`; exact counts at any n) where it applies, else,
         with the reason in ``fallback``, ``prefix-tree`` for recurrent models (every input, shared
         prefixes computed once) and ``enumerate`` (``plain``: row by row) for the others. The
         result's ``method`` says which ran (``sample`` for random instances).
     max_states, max_bytes : int, optional
-        The reachable-states budget (:func:`reductions.reachable.engine.explore`).
+        The reachable-states budget (:func:`reductions.search.reachable.engine.explore`).
     rows : int, optional
         Instances per chunk (default: about 2^23 tokens per chunk).
     progress : callable ``(done, total)``, optional
@@ -181,7 +181,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     fallback = None
     if exhaustive:
-        from ..reachable.api import reachable_verify, try_reachable
+        from ..search.reachable.api import reachable_verify, try_reachable
 
         out, fallback = try_reachable(reachable_verify, sim, method, max_states=max_states, max_bytes=max_bytes,
                                       progress=progress)

@@ -30,8 +30,8 @@ def call(target: str, *args, **kwargs):
 
 # "module:function" each operation wraps; Operation.availability() imports them.
 VERIFY = "reductions.simulate:verify"
-WITNESS = "reductions.witness:find_witness"
-CONSTRUCT = "reductions.construction_search:minimal_width"
+WITNESS = "reductions.search.witness:find_witness"
+CONSTRUCT = "reductions.search.construction:minimal_width"
 BOUNDS = "commcomp.bounds:compute_bounds"
 MATRIX = "commcomp.matrix:measure_problem"
 
@@ -41,7 +41,7 @@ VERIFY_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "wei
 WITNESS_REQUIRED = ("task", "arch")
 WITNESS_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "budget", "cot", "method",
                     "max_states", "max_bytes", "backend")
-REACHABLE = "reductions.reachable.api:reachable_analysis"
+REACHABLE = "reductions.search.reachable.api:reachable_analysis"
 REACHABLE_REQUIRED = ("task", "arch")
 REACHABLE_ACCEPTED = ("n", "precision", "width", "layers", "heads", "problem", "weights", "max_states", "max_bytes")
 CONSTRUCT_REQUIRED = ("task",)
@@ -68,12 +68,12 @@ def verify(params: dict, seed: int) -> dict:
 
 
 def witness(params: dict, seed: int) -> dict:
-    """``reductions.witness.find_witness(**params, seed=seed)``: the ``witness`` JSON."""
+    """``reductions.search.witness.find_witness(**params, seed=seed)``: the ``witness`` JSON."""
     return call(WITNESS, **params, seed=seed)
 
 
 def reachable(params: dict, seed: int) -> dict:
-    """``reductions.reachable.api.reachable_analysis(**params, seed=seed)``: distinct messages per level,
+    """``reductions.search.reachable.api.reachable_analysis(**params, seed=seed)``: distinct messages per level,
     the complete witness search (flattened to ``witness_found``, ``witness_complete``), faithfulness and
     the exact correctness count over all inputs; ``complete``/``stopped`` say where the budget ended it."""
     out = dict(call(REACHABLE, **params, seed=seed))
@@ -83,7 +83,7 @@ def reachable(params: dict, seed: int) -> dict:
 
 
 def construct(params: dict, seed: int) -> dict:
-    """``reductions.construction_search.minimal_width(**params, seed=seed)``: the construction's minimal width
+    """``reductions.search.construction.minimal_width(**params, seed=seed)``: the construction's minimal width
     (``min_width``) and fixed-point bits (``min_precision_bits``) at size ``n``, with the calculator's
     ``lower_bound_width`` beside them. Keywords: ``task, arch, n, precision, layers, max_width,
     instances, search_precision`` and the construction's own options."""

@@ -9,9 +9,9 @@ operation whose library is not there yet says so (``commcomp sweep ops``) instea
 operation      wraps                                             result fields
 =============  ================================================  ==================================================
 verify         ``reductions.simulate.verify``                    the ``verify`` JSON (faithful, correct, ...)
-witness        ``reductions.witness.find_witness``               the ``witness`` JSON (found, x, x_prime, ...)
-reachable      ``reductions.reachable.api.reachable_analysis``  distinct messages per level, witness, exact counts
-construct      ``reductions.construction_search.minimal_width`` min_width, min_precision_bits, lower_bound_width
+witness        ``reductions.search.witness.find_witness``               the ``witness`` JSON (found, x, x_prime, ...)
+reachable      ``reductions.search.reachable.api.reachable_analysis``  distinct messages per level, witness, exact counts
+construct      ``reductions.search.construction.minimal_width`` min_width, min_precision_bits, lower_bound_width
 bounds         ``commcomp.bounds.compute_bounds``                ``rows`` (the calculator's rows) + headline fields
 matrix         ``commcomp.matrix.measure_problem``               the ``matrix`` JSON (one_way_bits, rank, ...)
 selftest       nothing (diagnostic)                              ``seconds, mode, draw``

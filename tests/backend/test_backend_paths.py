@@ -24,7 +24,7 @@ import pytest
 from commcomp import backend as bk
 from commcomp.errors import BackendUnavailableError, UnknownNameError
 from reductions.simulate import simulate, verify
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 RECURRENT = ["elman", "lstm", "gru", "linear-attention", "retnet", "dss", "mamba"]
 DEVICE_BACKENDS = ["array_api_strict", "torch", "cupy"]
@@ -135,7 +135,7 @@ def test_reachable_states_recurrent(device, arch):
     """The reachable-states engine on the device: distinct messages per level, the complete witness
     and the exact correctness counts equal to NumPy's, at an n no enumeration reaches, with only
     the packed keys of each level (and Bob's answers) moved to the host."""
-    from reductions.reachable import reachable_analysis
+    from reductions.search.reachable import reachable_analysis
 
     kw = dict(width=2, seed=3)
     want = reachable_analysis("index-lookup", arch, 40, "fixed:8:4", **kw)
@@ -157,7 +157,7 @@ def test_reachable_states_recurrent(device, arch):
 
 def test_reachable_states_float_format_and_trajectory(device):
     """An IEEE format (more states, collisions at every level) and ``simulate --trajectory``."""
-    from reductions.reachable import reachable_analysis
+    from reductions.search.reachable import reachable_analysis
 
     kw = dict(width=2, seed=1)
     want = reachable_analysis("index-lookup", "gru", 10, "float16", **kw)
@@ -174,7 +174,7 @@ def test_reachable_states_float_format_and_trajectory(device):
 @pytest.mark.parametrize("task,n", [("string-equality", 6), ("index-lookup", 4)])  # one round, two rounds
 def test_reachable_partial_sums(device, task, n):
     """The 1-layer Transformer's exact partial sums explored on the device, equal to NumPy's."""
-    from reductions.reachable import reachable_partial_sums
+    from reductions.search.reachable import reachable_partial_sums
 
     kw = dict(width=2, seed=0)
     want = reachable_partial_sums(task, "transformer", n, "fixed:6:3", **kw)

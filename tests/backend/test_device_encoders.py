@@ -131,7 +131,7 @@ def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatc
     are x and y (``to_device``), whatever the runner."""
     from reductions.registry import get_reduction
     from reductions.simulate import simulate, verify
-    from reductions.witness import find_witness
+    from reductions.search.witness import find_witness
 
     kw = dict(width=2, seed=3)
     xp = bk.namespace(device)

@@ -19,7 +19,7 @@ from reductions.base import host_encode_fallbacks
 from reductions.registry import get_reduction, list_reductions
 from reductions.simulate import simulate, verify
 from reductions.simulate.running import scatter_columns, take_columns
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 from test_backend_paths import _same, device  # noqa: F401  (the fixture: strict / torch / cupy, conversion refused)
 

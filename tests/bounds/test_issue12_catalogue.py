@@ -181,7 +181,7 @@ def test_match_rnn_bounds_through_their_reductions(task, problem, n):
     row = best_lower_bound(task, "gru", reduction.length(n), 8)
     assert row.value == _one_way_bits(problem, n)
     if task == "match2":  # the exact Myhill-Nerode count over all inputs is at least the bound
-        from reductions.computed import computed_state_bits
+        from reductions.search.computed import computed_state_bits
 
         assert computed_state_bits(task, 3).max_state_bits >= evaluate_bound(row.theorem, N=reduction.length(3))
 
@@ -214,7 +214,7 @@ def test_special_rows_name_real_entries_and_constructions():
 def test_catalogue_never_exceeds_the_exact_state_bits(task):
     import dataclasses
 
-    from reductions.computed import catalogue_check, computed_state_bits
+    from reductions.search.computed import catalogue_check, computed_state_bits
 
     exact = computed_state_bits(task, 3)
     check = catalogue_check(exact, 8)

@@ -8,8 +8,8 @@ import pytest
 
 from commcomp.errors import InvalidParameterError
 from models.constructions import get_construction
-from reductions.construction_search import minimal_width
-from reductions.construction_search import (check_construction, minimal_fixed, minimal_float,
+from reductions.search.construction import minimal_width
+from reductions.search.construction import (check_construction, minimal_fixed, minimal_float,
                                          minimal_option, search_table)
 
 

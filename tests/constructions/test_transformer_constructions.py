@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models.constructions import get_construction
-from reductions.construction_search import check_construction
+from reductions.search.construction import check_construction
 from reductions.registry import get_task
 
 # (construction, options, precisions, sizes n checked over ALL inputs)

@@ -64,12 +64,12 @@ def test_check_reduction_limits():
     (lambda: __import__("reductions.simulate", fromlist=["x"]).simulate("index-lookup", "elman", 4, "float32",
                                                                         seed=MAX_SEED + 1), InvalidParameterError,
      "seed"),
-    (lambda: __import__("reductions.witness", fromlist=["x"]).find_witness("index-lookup", "elman", 4, "fixed:4:2",
+    (lambda: __import__("reductions.search.witness", fromlist=["x"]).find_witness("index-lookup", "elman", 4, "fixed:4:2",
                                                                            width=1, budget=10 ** 12),
      TooLargeError, "budget <= "),
     (lambda: __import__("models.constructions", fromlist=["x"]).get_construction("index-lookup").make(10 ** 9),
      TooLargeError, "limit n <="),
-    (lambda: __import__("reductions.computed", fromlist=["x"]).computed_state_bits("index-lookup", 10 ** 9),
+    (lambda: __import__("reductions.search.computed", fromlist=["x"]).computed_state_bits("index-lookup", 10 ** 9),
      TooLargeError, "limit n <="),
 ])
 def test_library_limits(call, error, words):

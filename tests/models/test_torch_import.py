@@ -19,7 +19,7 @@ from models.common import load_model
 from models.torch_import import TorchImportError, model_from_state_dict
 from reductions.importing import import_torch, torch_difference
 from reductions.simulate import verify
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = FIXTURES / "tiny_lstm_index_lookup.state_dict.npz"

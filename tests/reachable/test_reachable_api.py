@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import cli
-from reductions.reachable.api import reachable_analysis
+from reductions.search.reachable.api import reachable_analysis
 from reductions.simulate import simulate, verify
 from reductions.sweep.operations import run_operation
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 
 def test_witness_proved_at_n_1000_in_seconds():
@@ -121,7 +121,7 @@ def test_transformer_trajectory_is_alices_running_partial_sums(task, n):
 
 
 def test_a_count_too_costly_falls_back_and_says_why(monkeypatch):
-    import reductions.reachable.api as api
+    import reductions.search.reachable.api as api
 
     monkeypatch.setattr(api, "MAX_COUNT_ADDITIONS", 10)
     out = reachable_analysis("index-lookup", "lstm", 100, "fixed:8:4", width=4)

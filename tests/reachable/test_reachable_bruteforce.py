@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from commcomp.problems import all_bit_strings
-from reductions.reachable.api import reachable_analysis
-from reductions.reachable.engine import explore
+from reductions.search.reachable.api import reachable_analysis
+from reductions.search.reachable.engine import explore
 from reductions.simulate import verify
 from reductions.simulate.running import run_blocks
 from reductions.simulate.setup import prepare

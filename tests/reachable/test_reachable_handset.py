@@ -21,9 +21,9 @@ from models.constructions.dyck_rnn import make_dyck_rnn
 from models.constructions.index_first_rnn import index_first_bits, make_index_first_rnn
 from models.recurrent.base import RecurrentModel
 from models.recurrent.elman import ElmanLayer
-from reductions.reachable.api import reachable_analysis
-from reductions.reachable.engine import explore_model
-from reductions.reachable.letters import AliceLetters
+from reductions.search.reachable.api import reachable_analysis
+from reductions.search.reachable.engine import explore_model
+from reductions.search.reachable.letters import AliceLetters
 from reductions.simulate import verify
 
 
@@ -80,7 +80,7 @@ def test_unread_bits_are_collisions():
     layout = AliceLetters(4, 3, np.array([0, 1, 3]), np.tile([[0, 2]], (3, 1)), np.array([2]))
     reach = explore_model(c.model, layout)
     assert reach.total_inputs == 16 and not reach.injective
-    from reductions.reachable.analyses import collision_pairs
+    from reductions.search.reachable.analyses import collision_pairs
 
     x, x2 = next(collision_pairs(reach))
     assert np.nonzero(x != x2)[0].tolist() == [2]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from models.registry import build_model
-from reductions.reachable.stepping import ROWS, canonical, state_rows_numpy, step_rows
+from reductions.search.reachable.stepping import ROWS, canonical, state_rows_numpy, step_rows
 from reductions.simulate.running import take_rows
 
 ARCHS = ["elman", "lstm", "gru", "linear-attention", "retnet", "dss", "mamba"]
@@ -74,7 +74,7 @@ def test_exploration_runs_on_another_array_namespace():
     """The steps and the state arrays stay in the model's namespace (array-api-strict here); the
     merging of messages runs on the host (np.unique over the packed bits)."""
     xp = pytest.importorskip("array_api_strict")
-    from reductions.reachable.engine import explore
+    from reductions.search.reachable.engine import explore
     from reductions.simulate.setup import prepare
 
     sim = prepare("index-lookup", "gru", 9, "fixed:6:3", width=3, seed=0)

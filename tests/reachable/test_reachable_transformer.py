@@ -8,7 +8,7 @@ import pytest
 from commcomp.backend import to_numpy
 from commcomp.problems import all_bit_strings
 from reductions.base import ALICE
-from reductions.reachable.transformer import reachable_partial_sums
+from reductions.search.reachable.transformer import reachable_partial_sums
 from reductions.simulate.setup import prepare
 
 
@@ -55,7 +55,7 @@ def test_two_rounds_explore_each_query():
 
 
 def test_witness_uses_the_partial_sums_of_a_one_round_split():
-    from reductions.witness import find_witness
+    from reductions.search.witness import find_witness
 
     w = find_witness("string-equality", "transformer", 300, "fixed:4:2", width=1)
     assert w["method"] == "reachable-states" and w["complete"] and w["found"]
@@ -65,7 +65,7 @@ def test_witness_uses_the_partial_sums_of_a_one_round_split():
 
 
 def test_analysis_and_sweep_report_what_the_partial_sums_reach():
-    from reductions.reachable.api import reachable_analysis
+    from reductions.search.reachable.api import reachable_analysis
     from reductions.sweep.operations import run_operation
 
     out = reachable_analysis("string-equality", "transformer", 7, "fixed:4:2", width=1, seed=3)

@@ -5,14 +5,14 @@ import math
 
 import pytest
 
-from reductions.computed import computed_state_bits
+from reductions.search.computed import computed_state_bits
 from reductions.registry import get_task
 
 
 def brute_force_classes(task_name, n):
     """Myhill-Nerode classes per cut, by dictionaries over explicit prefixes and suffixes."""
     task = get_task(task_name)
-    from reductions.computed import product_domain
+    from reductions.search.computed import product_domain
 
     domain = [tuple(r) for r in product_domain(task, n).tolist()]
     truth = task.ground_truth(task.make_batch(n, list(map(list, domain))))

@@ -9,7 +9,7 @@ import pytest
 import reductions.tasks
 
 MODULES = ["reductions", "reductions.base", "reductions.check", "reductions.registry",
-           "reductions.lookup", "reductions.strings", "reductions.arithmetic", "reductions.graphs", "reductions.construction_search",
+           "reductions.lookup", "reductions.strings", "reductions.arithmetic", "reductions.graphs", "reductions.search.construction",
            "reductions.separations.catalogue", "reductions.separations.ladder",
            "reductions.separations.checks"] + \
     sorted(m.name for m in pkgutil.iter_modules(reductions.tasks.__path__, "reductions.tasks."))

@@ -1,4 +1,4 @@
-"""The worked examples in the docstrings of reductions.simulate and reductions.witness run."""
+"""The worked examples in the docstrings of reductions.simulate and reductions.search.witness run."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["reductions.simulate", "reductions.simulate.setup", "reductions.simulate.running",
            "reductions.simulate.recurrent", "reductions.simulate.transformer", "reductions.simulate.api",
-           "reductions.simulate.batch", "reductions.simulate.outputs", "reductions.witness"]
+           "reductions.simulate.batch", "reductions.simulate.outputs", "reductions.search.witness"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -21,7 +21,7 @@ from models.constructions.qsa import QSARandomUnit, make_qsa_moment_curve, make_
 from models.registry import build_model
 from reductions.registry import get_reduction
 from reductions.simulate import RowAttentionSplit, TransformerSplit, prepare, run_batch, simulate, verify
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 PRECISIONS = ["fixed:4:2", "fixed:8:4", "fixed:16:8", "float16", "bfloat16", "float32", "float64"]
 

@@ -14,7 +14,7 @@ from models.registry import build_model
 from reductions.registry import get_reduction
 from reductions.simulate import verify
 from reductions.simulate.setup import answer_classes
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 
 def _vocab(task, n):

@@ -10,7 +10,7 @@ import pytest
 from commcomp.problems import get_problem
 from reductions.registry import get_reduction
 from reductions.simulate import prepare
-from reductions.witness import find_witness
+from reductions.search.witness import find_witness
 
 
 def _bits(text):

@@ -131,9 +131,9 @@ def _untimed(result):
 @pytest.mark.parametrize("op, target, params", [
     ("verify", "reductions.simulate:verify",
      {"task": "string-equality", "arch": "elman", "n": 2, "precision": "fixed:4:2", "width": 1, "exhaustive": True}),
-    ("witness", "reductions.witness:find_witness",
+    ("witness", "reductions.search.witness:find_witness",
      {"task": "index-lookup", "arch": "lstm", "n": 8, "precision": "fixed:4:2", "width": 1}),
-    ("construct", "reductions.construction_search:minimal_width",
+    ("construct", "reductions.search.construction:minimal_width",
      {"task": "index-lookup", "n": 4, "search_precision": False}),
     ("matrix", "commcomp.matrix:measure_problem", {"problem": "equality", "n": 2}),
 ])

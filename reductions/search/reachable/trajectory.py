@@ -24,7 +24,7 @@ from commcomp.backend import to_numpy
 
 from commcomp.bits import BitRows
 
-from ..base import ALICE, OWNER_NAMES
+from ...base import ALICE, OWNER_NAMES
 from .stepping import canonical, step_rows
 from .transformer import query_rows
 

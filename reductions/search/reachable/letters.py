@@ -26,7 +26,7 @@ import numpy as np
 from commcomp.errors import UnsupportedSplitError
 from commcomp.problems import get_problem
 
-from ..simulate.recurrent import split_point
+from ...simulate.recurrent import split_point
 
 __all__ = ["AliceLetters", "alice_letters", "probe_positions", "NotPositionwiseError", "CHECK_SAMPLES"]
 

@@ -36,8 +36,8 @@ from commcomp.backend import count_true, is_numpy
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FixedPoint
 
-from ..simulate.outputs import device_rows_equal
-from ..simulate.running import take_rows
+from ...simulate.outputs import device_rows_equal
+from ...simulate.running import take_rows
 from .letters import AliceLetters, alice_letters
 from .stepping import canonical, state_rows_numpy, step_rows
 

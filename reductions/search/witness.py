@@ -38,12 +38,12 @@ from commcomp.limits import MAX_INSTANCES, check_int
 from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
-from .reachable.separate import rows_pairwise_distinct
-from .simulate.batch import check_run_memory, encode_batch, run_batch
-from .simulate.distinct import pack_words
-from .simulate.setup import format_input, prepare
+from commcomp.problems.separate import rows_pairwise_distinct, separating_inputs
+from ..simulate.batch import check_run_memory, encode_batch, run_batch
+from ..simulate.distinct import pack_words
+from ..simulate.setup import format_input, prepare
 
-__all__ = ["find_witness", "DEFAULT_BUDGET", "separating_inputs", "confirm_witness"]
+__all__ = ["find_witness", "DEFAULT_BUDGET", "confirm_witness"]
 
 DEFAULT_BUDGET = 1 << 20
 WITNESS_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "sample")
@@ -63,17 +63,6 @@ def _messages(sim, x, y, runner: str) -> np.ndarray:
     return np.packbits(np.concatenate(rows, axis=1), axis=1)
 
 
-def separating_inputs(problem, n: int, x, x_prime, rng: np.random.Generator, extra: int = 256) -> np.ndarray:
-    """Bob's inputs to try on a colliding pair: all of them when there are few (<= 65536); else
-    the unit vectors, x, x', their complements and ``extra`` random ones."""
-    ys = None
-    if problem.bob_input_bits(n) <= 16:
-        ys = problem.bob_inputs(n)
-    if ys is None:
-        x, x_prime = np.asarray(x, np.uint8), np.asarray(x_prime, np.uint8)
-        ys = np.concatenate([np.eye(n, dtype=np.uint8), np.stack([x, x_prime, 1 - x, 1 - x_prime]),
-                             rng.integers(0, 2, size=(extra, n), dtype=np.uint8)])
-    return ys
 
 
 def _separating_y(problem, n, x, x_prime, rng):
@@ -135,11 +124,11 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         The array library to run on (as for :func:`~reductions.simulate.verify`).
     method : {"auto", "reachable-states", "prefix-tree", "enumerate", "sample"}
         ``auto`` (default) explores the reachable states of a one-way recurrent split
-        (:mod:`reductions.reachable`: complete at any n, ``complete: true``) and falls back, saying
+        (:mod:`reductions.search.reachable`: complete at any n, ``complete: true``) and falls back, saying
         why in ``fallback``, to hashing every input (``prefix-tree`` for recurrent models,
         ``enumerate`` otherwise) when there are at most ``budget``, else a seeded sample.
     max_states, max_bytes : int, optional
-        The reachable-states budget (:func:`reductions.reachable.engine.explore`).
+        The reachable-states budget (:func:`reductions.search.reachable.engine.explore`).
     """
     start = time.perf_counter()
     if method not in WITNESS_METHODS:

@@ -28,15 +28,14 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["separating_y", "rows_pairwise_distinct", "ROWS_CHECK_N"]
+__all__ = ["separating_y", "separating_inputs", "rows_pairwise_distinct", "ROWS_CHECK_N"]
 
 ROWS_CHECK_N = (1, 2, 3, 4, 5, 6)
-_ALL_Y = 1 << 16
 
 
 @lru_cache(maxsize=None)
 def _distinct_by_name(name: str) -> bool:
-    from commcomp.problems import get_problem
+    from . import get_problem
 
     return rows_pairwise_distinct(get_problem(name))
 
@@ -44,7 +43,7 @@ def _distinct_by_name(name: str) -> bool:
 def rows_pairwise_distinct(problem) -> bool:
     """Whether the communication matrix of ``problem`` has pairwise distinct rows at every n in
     ``ROWS_CHECK_N`` (brute force over all (x, y)); cached for the registered problems."""
-    from commcomp.problems import get_problem
+    from . import get_problem
 
     try:
         registered = get_problem(problem.name) is problem
@@ -63,6 +62,18 @@ def _check_rows(problem) -> bool:
         if len(np.unique(rows, axis=0)) != X:
             return False
     return True
+
+def separating_inputs(problem, n: int, x, x_prime, rng: np.random.Generator, extra: int = 256) -> np.ndarray:
+    """Bob's inputs to try on a colliding pair: all of them when there are few (<= 65536); else
+    the unit vectors, x, x', their complements and ``extra`` random ones."""
+    ys = None
+    if problem.bob_input_bits(n) <= 16:
+        ys = problem.bob_inputs(n)
+    if ys is None:
+        x, x_prime = np.asarray(x, np.uint8), np.asarray(x_prime, np.uint8)
+        ys = np.concatenate([np.eye(n, dtype=np.uint8), np.stack([x, x_prime, 1 - x, 1 - x_prime]),
+                             rng.integers(0, 2, size=(extra, n), dtype=np.uint8)])
+    return ys
 
 
 def _rule_candidates(problem, n: int, x: np.ndarray, x_prime: np.ndarray) -> np.ndarray:
@@ -95,7 +106,5 @@ def separating_y(problem, n: int, x, x_prime, seed: int = 0):
         return y, "rule"
     if problem.bob_input_bits(n) <= 16:
         return _first_separating(problem, x, x_prime, problem.bob_inputs(n)), "all"
-    from ..witness import separating_inputs
-
     ys = separating_inputs(problem, n, x, x_prime, np.random.default_rng([int(seed), 13]))
     return _first_separating(problem, x, x_prime, ys), "sample"

@@ -13,7 +13,7 @@
 Examples
 --------
 >>> from reductions.simulate.setup import prepare
->>> from reductions.reachable.engine import explore
+>>> from reductions.search.reachable.engine import explore
 >>> sim = prepare("index-lookup", "lstm", 8, "fixed:4:2", width=2, seed=0)
 >>> reach = explore(sim)
 >>> table = bob_table(sim, reach)
@@ -31,8 +31,8 @@ import numpy as np
 
 from commcomp.backend import to_numpy
 
-from ..base import PUBLIC
-from ..simulate.outputs import compare_runs
+from ...base import PUBLIC
+from ...simulate.outputs import compare_runs
 from .stepping import canonical, run_rows
 
 __all__ = ["BobTable", "bob_table", "index_correct_count", "count_additions", "is_index_problem",

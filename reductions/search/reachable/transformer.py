@@ -37,10 +37,10 @@ import numpy as np
 from commcomp.backend import count_true, is_numpy, namespace_of, to_numpy
 from commcomp.errors import UnsupportedSplitError
 
-from ..base import ALICE
-from ..simulate.setup import prepare
+from ...base import ALICE
+from ...simulate.setup import prepare
 from .letters import AliceLetters, probe_positions
-from .separate import separating_y
+from commcomp.problems.separate import separating_y
 
 __all__ = ["reachable_partial_sums", "partial_sums_of", "explore_sums", "query_rows", "MAX_QUERIES"]
 
@@ -208,7 +208,7 @@ def _sums_match(sim, reps, positions, y, sums) -> bool:
 
 def _finish_matches(sim, reps, ys) -> bool:
     """The protocol over (representative, y) equals the unsplit model bit for bit."""
-    from ..simulate.batch import run_batch
+    from ...simulate.batch import run_batch
 
     x = np.repeat(reps, len(ys), axis=0)
     y = np.tile(ys, (len(reps),) + (1,) * (np.ndim(ys) - 1))

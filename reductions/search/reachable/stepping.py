@@ -37,7 +37,7 @@ import numpy as np
 
 from commcomp.backend import is_numpy, namespace_of, to_numpy
 
-from ..simulate.running import concat_rows, take_rows
+from ...simulate.running import concat_rows, take_rows
 
 __all__ = ["ROWS", "step_rows", "run_rows", "canonical", "host_keys", "state_rows_numpy"]
 

@@ -25,11 +25,11 @@ from fractions import Fraction
 
 from commcomp.errors import CommcompError, InvalidParameterError, UnsupportedSplitError
 
-from ..simulate.setup import prepare
+from ...simulate.setup import prepare
 from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_additions, index_correct_count,
                        is_index_problem)
 from .engine import DEFAULT_MAX_BYTES, DEFAULT_MAX_STATES, explore
-from .separate import rows_pairwise_distinct, separating_y
+from commcomp.problems.separate import rows_pairwise_distinct, separating_y
 
 __all__ = ["ReachableFallback", "reachable_analysis", "reachable_verify", "reachable_witness", "explore_sim",
            "try_reachable"]
