@@ -44,6 +44,7 @@ def _unshadow_packages() -> None:
 _unshadow_packages()
 
 from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
+from commcomp.jsonable import jsonable  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 
@@ -62,24 +63,6 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------------------------
 # output helpers
 # --------------------------------------------------------------------------------------------
-def _jsonable(value):
-    from collections.abc import Mapping
-
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        return _jsonable(value.item())
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if hasattr(value, "is_Number") or type(value).__module__.startswith("sympy"):
-        return str(value)
-    return value
-
-
 def write_output(text: str, out: str | None) -> None:
     """Print ``text`` or write it to ``out`` under the output-file policy (:mod:`commcomp.output`)."""
     from commcomp.output import write_text
@@ -143,7 +126,7 @@ def rich_table(title: str, columns: list[str], rows: list[list], caption: str | 
 def emit(args, payload, table: Callable[[], object]) -> None:
     """Write ``payload`` as JSON or the rich renderables from ``table()`` as text."""
     if args.format == "json":
-        write_output(json.dumps(_jsonable(payload), indent=2), args.out)
+        write_output(json.dumps(jsonable(payload), indent=2), args.out)
     else:
         write_output(render_rich(table()), args.out)
 
@@ -281,7 +264,7 @@ def add_list(sub):
 # main
 # --------------------------------------------------------------------------------------------
 # --------------------------------------------------------------------------------------------
-# sweep (reductions.sweep): grids of runs into a resumable SQLite database
+# sweep (commcomp.sweep): grids of runs into a resumable SQLite database
 # --------------------------------------------------------------------------------------------
 def _sweep_workers(text: str) -> int:
     value = _int_at_least(text, 0)
@@ -293,7 +276,7 @@ def _sweep_workers(text: str) -> int:
 
 
 def _sweep_spec(args):
-    from reductions.sweep.spec import SweepSpec, load_spec, parse_axis_text, parse_param_text
+    from commcomp.sweep.spec import SweepSpec, load_spec, parse_axis_text, parse_param_text
 
     if not args.file and not args.op:
         raise CLIError("commcomp sweep run: give a sweep FILE or --op OP (with --axis NAME=V1,V2,...)")
@@ -304,8 +287,8 @@ def _sweep_spec(args):
 
 
 def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None, caption=None, wide=False):
-    from reductions.sweep.operations import OPERATIONS
-    from reductions.sweep.report import cell_text, compact_columns, fit_columns, flatten
+    from commcomp.sweep.operations import OPERATIONS
+    from commcomp.sweep.report import cell_text, compact_columns, fit_columns, flatten
 
     all_columns, records = flatten(rows, order=list(axes))
     op = OPERATIONS.get(operation or (rows[0].operation if rows else ""))
@@ -350,9 +333,9 @@ def cmd_sweep_run(args):
 
 
 def _sweep_run(args, spec):
-    from reductions.sweep.grid import expand_grid
-    from reductions.sweep.runner import run_sweep
-    from reductions.sweep.store import ResultStore
+    from commcomp.sweep.grid import expand_grid
+    from commcomp.sweep.runner import run_sweep
+    from commcomp.sweep.store import ResultStore
 
     db = args.db or spec.default_db_path()
     if not args.dry_run:
@@ -383,7 +366,7 @@ def _sweep_run(args, spec):
     keys = {(p.key, p.seed) for p in expand_grid(spec)}
     with ResultStore(db, readonly=True) as store:
         rows = store.rows(sweep=spec.name, points=keys)
-    from reductions.sweep.report import flatten, sort_rows
+    from commcomp.sweep.report import flatten, sort_rows
 
     rows = sort_rows(rows, axes_values)
     overhead = summary.overhead
@@ -391,7 +374,7 @@ def _sweep_run(args, spec):
            f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
            + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
         f"all {summary.points} points already done (--force recomputes them)"
-    if summary.busy:  # a concurrent run on the same database holds them (reductions.sweep.runner)
+    if summary.busy:  # a concurrent run on the same database holds them (commcomp.sweep.runner)
         ran = (ran if summary.ran else f"ran 0, skipped {summary.skipped} already done") + (
             f"; {summary.busy} being computed by another run ({', '.join(summary.busy_runners) or 'now ended'}), "
             "which records them")
@@ -401,14 +384,14 @@ def _sweep_run(args, spec):
          lambda: [_sweep_table(f"sweep {spec.name}: {spec.operation}", rows, spec.operation, axes,
                                limit=args.limit), totals])
     if args.plot:  # after the summary, so a plot that cannot be drawn still leaves the table printed
-        from reductions.sweep.plot import plot_sweep
+        from commcomp.sweep.plot import plot_sweep
 
         plot_sweep(rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
 
 
 def cmd_sweep_show(args):
-    from reductions.sweep.report import flatten, sort_rows, to_csv, to_json, to_markdown
-    from reductions.sweep.store import ResultStore
+    from commcomp.sweep.report import flatten, sort_rows, to_csv, to_json, to_markdown
+    from commcomp.sweep.store import ResultStore
 
     with ResultStore(args.db, readonly=True) as store:
         sweeps = store.sweeps()
@@ -431,8 +414,8 @@ def cmd_sweep_show(args):
     if args.format in ("csv", "json"):
         write_output((to_csv if args.format == "csv" else to_json)(chosen or columns, records), args.out)
     elif args.format == "markdown":
-        from reductions.sweep.operations import OPERATIONS
-        from reductions.sweep.report import compact_columns
+        from commcomp.sweep.operations import OPERATIONS
+        from commcomp.sweep.report import compact_columns
 
         ops = {r.operation for r in rows}
         op = OPERATIONS.get(ops.pop()) if len(ops) == 1 else None
@@ -447,27 +430,26 @@ def cmd_sweep_show(args):
                                               columns=chosen or (columns if args.all_columns else None),
                                               caption=caption or "empty", wide=args.wide)), args.out)
     if args.plot:
-        from reductions.sweep.plot import plot_sweep
+        from commcomp.sweep.plot import plot_sweep
 
         plot_sweep(rows, args.plot, title=args.sweep)
 
 
 def cmd_sweep_ops(args):
-    from reductions.sweep.operations import list_operations
+    from commcomp.sweep.operations import list_operations
 
-    rows = []
-    for op in list_operations():
-        ok, why = op.availability()
-        rows.append({"name": op.name, "available": ok, "wraps": op.wraps.replace(":", ".") or "(diagnostic)",
-                     "required": list(op.required), "description": op.description, "why": why})
+    rows = [{"name": op.name, "available": True, "wraps": op.wraps_name, "required": list(op.required),
+             "description": op.description, "why": ""} for op in list_operations()]  # registered: importable
     if args.format == "json":
         return emit(args, rows, None)
-    from reductions.sweep.report import operations_text
+    from commcomp.sweep.report import operations_text
 
     write_output(operations_text(rows, wide=args.wide), args.out)
 
 
 def add_sweep(sub):
+    import reductions.operations  # noqa: F401 - registers verify, witness, reachable, construct
+
     p = sub.add_parser("sweep", help="run an operation over a grid of parameters into a SQLite database")
     ss = p.add_subparsers(dest="sweep_command", required=True, parser_class=_Parser)
     r = ss.add_parser("run", help="run (or resume) a sweep")
@@ -1011,7 +993,7 @@ def add_matrix(sub):
 def cmd_separations(args):
     from reductions.separations.command import run
 
-    write_output(run(args, _jsonable), args.out)
+    write_output(run(args, jsonable), args.out)
 
 
 def add_separations(sub):
@@ -1085,7 +1067,7 @@ def main(argv=None) -> int:
             message = f"commcomp: error: {message}"
         print(message, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt as exc:  # SIGTERM during a sweep arrives as one (reductions.sweep.runner)
+    except KeyboardInterrupt as exc:  # SIGTERM during a sweep arrives as one (commcomp.sweep.runner)
         status = getattr(exc, "exit_status", 130)
         print(f"commcomp: {'terminated' if status != 130 else 'interrupted'}", file=sys.stderr)
         return status

@@ -38,9 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reductions.sweep.runner import run_sweep  # noqa: E402
-from reductions.sweep.spec import SweepSpec  # noqa: E402
-from reductions.sweep.store import JobRecord, ResultStore  # noqa: E402
+from commcomp.sweep.runner import run_sweep  # noqa: E402
+from commcomp.sweep.spec import SweepSpec  # noqa: E402
+from commcomp.sweep.store import JobRecord, ResultStore  # noqa: E402
 
 
 def one_sweep(points: int, seconds: float, mode: str, workers: int, directory: str) -> dict:

@@ -34,13 +34,13 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from commcomp.errors import InvalidParameterError
+from commcomp.jsonable import jsonable
 from commcomp.limits import MODEL_POSITION_BYTES, check_memory, check_seed
 from commcomp.precision import Precision, parse_precision
 
@@ -247,17 +247,8 @@ class Construction:
                 "n": self.n, "length": self.length, "width": self.width, "layers": self.layers,
                 "heads": self.heads, "precision": None if prec is None else prec.name,
                 "precision_bits": None if prec is None else prec.bits, "source": self.source,
-                "tag": self.tag, **{k: _plain(v) for k, v in self.params_report.items()}}
+                "tag": self.tag, **{k: jsonable(v) for k, v in self.params_report.items()}}
 
-
-def _plain(v):
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating, float)):
-        return float(v) if math.isfinite(float(v)) else str(float(v))
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    return v
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,8 @@ def test_library_limits(call, error, words):
 
 
 def test_sweep_grid_and_seed_limits():
-    from reductions.sweep.grid import expand_grid
-    from reductions.sweep.spec import SweepSpec
+    from commcomp.sweep.grid import expand_grid
+    from commcomp.sweep.spec import SweepSpec
 
     with pytest.raises(TooLargeError, match="sweep points <= 1048576"):
         expand_grid(SweepSpec("selftest", name="big", axes={"n": (1, 2)}, repeats=10 ** 9))

@@ -145,8 +145,8 @@ def test_construct_model_to_stdout_keeps_the_summary_off_it(tmp_path):
 def test_run_sweep_with_a_scheduler_and_no_dask_creates_no_database(tmp_path, monkeypatch):
     import sys
 
-    from reductions.sweep.runner import run_sweep
-    from reductions.sweep.spec import SweepSpec
+    from commcomp.sweep.runner import run_sweep
+    from commcomp.sweep.spec import SweepSpec
 
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(MissingDependencyError, match="Dask"):

@@ -66,7 +66,7 @@ def test_witness_uses_the_partial_sums_of_a_one_round_split():
 
 def test_analysis_and_sweep_report_what_the_partial_sums_reach():
     from reductions.search.reachable.api import reachable_analysis
-    from reductions.sweep.operations import run_operation
+    from commcomp.sweep.operations import run_operation
 
     out = reachable_analysis("string-equality", "transformer", 7, "fixed:4:2", width=1, seed=3)
     assert out["method"] == "reachable-states" and out["rounds"] == 1 and out["complete"]

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from reductions.sweep.store import ResultStore
+from commcomp.sweep.store import ResultStore
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

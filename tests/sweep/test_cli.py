@@ -7,7 +7,7 @@ import json
 import pytest
 
 import cli
-from reductions.sweep.store import ResultStore
+from commcomp.sweep.store import ResultStore
 
 from sweep_helpers import run_cli, signature
 
@@ -142,8 +142,8 @@ def test_show_unknown_sweep_and_column(done_db, capsys):
 
 def test_plot(done_db, capsys, tmp_path):
     pytest.importorskip("matplotlib")
-    from reductions.sweep.plot import PlotError, plot_sweep
-    from reductions.sweep.store import StoredRow
+    from commcomp.sweep.plot import PlotError, plot_sweep
+    from commcomp.sweep.store import StoredRow
 
     def row(arch, n, **result):
         return StoredRow("s", "x", {"arch": arch, "n": n}, 0, "ok", result, None, None, 0.0, "v", None, "t")

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from reductions.sweep.store import JobRecord, ResultStore
+from commcomp.sweep.store import JobRecord, ResultStore
 
 from sweep_helpers import REPO
 

@@ -4,8 +4,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from reductions.sweep.runner import run_sweep  # noqa: E402
-from reductions.sweep.spec import SweepSpec  # noqa: E402
+from commcomp.sweep.runner import run_sweep  # noqa: E402
+from commcomp.sweep.spec import SweepSpec  # noqa: E402
 
 from sweep_helpers import signature  # noqa: E402
 
@@ -43,7 +43,7 @@ def test_cli_scheduler_option(tmp_path, cluster, capsys):
 
 
 def test_unreachable_scheduler_is_an_engine_error():
-    from reductions.sweep.engine import DaskEngine, EngineError
+    from commcomp.sweep.engine import DaskEngine, EngineError
 
     with pytest.raises(EngineError, match="cannot reach the Dask scheduler"):
         DaskEngine("tcp://127.0.0.1:9", timeout=1)

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from reductions.sweep.runner import run_sweep
-from reductions.sweep.spec import load_spec
-from reductions.sweep.store import ResultStore, StoreError
+from commcomp.sweep.runner import run_sweep
+from commcomp.sweep.spec import load_spec
+from commcomp.sweep.store import ResultStore, StoreError
 
 from sweep_helpers import REPO, signature
 

@@ -1,12 +1,14 @@
 import numpy as np
 import pytest
 
-from reductions.sweep.engine import WORKER_DIED, EngineError, LocalEngine, make_engine
-from reductions.sweep.grid import expand_grid
-from reductions.sweep.operations import OperationUnavailableError, get_operation, run_operation
-from reductions.sweep.runner import run_sweep
-from reductions.sweep.spec import SweepSpec
-from reductions.sweep.store import ResultStore
+from commcomp.sweep.engine import WORKER_DIED, EngineError, LocalEngine, make_engine
+from commcomp.sweep.grid import expand_grid
+import reductions.operations  # noqa: F401 - registers verify, witness, reachable, construct
+from commcomp.errors import UnknownNameError
+from commcomp.sweep.operations import get_operation, run_operation
+from commcomp.sweep.runner import run_sweep
+from commcomp.sweep.spec import SweepSpec
+from commcomp.sweep.store import ResultStore
 
 from sweep_helpers import signature
 
@@ -91,19 +93,29 @@ def test_callbacks_and_summary(tmp_path):
     assert summary.job_seconds >= 0 and summary.to_dict()["ran"] == 4
 
 
-def test_unavailable_operation_and_bad_engine_options(tmp_path, monkeypatch):
-    op = get_operation("verify")
-    if op.availability()[0]:
-        monkeypatch.setattr(type(op), "availability", lambda self: (False, "waiting for test"))
-    with pytest.raises(OperationUnavailableError):
-        run_sweep(SweepSpec("verify", axes={"n": (4,)}, params={"task": "t", "arch": "a", "precision": 8}),
-                  str(tmp_path / "r.sqlite"))
+def test_unknown_operation_and_bad_engine_options(tmp_path):
+    with pytest.raises(UnknownNameError, match="unknown operation 'nosuch'"):
+        run_sweep(SweepSpec("nosuch", axes={"n": (4,)}), str(tmp_path / "r.sqlite"))
+    assert not (tmp_path / "r.sqlite").exists()  # refused before the database was made
     with pytest.raises(EngineError):
         make_engine(workers=-1)
 
 
+def test_accepted_parameters_are_the_wrapped_functions_keywords():
+    """Read from the signatures, so they cannot drift: every keyword but seed/model/progress."""
+    import inspect
+
+    from reductions.search.witness import find_witness
+    from reductions.simulate import verify
+
+    for name, function in (("verify", verify), ("witness", find_witness)):
+        keywords = set(inspect.signature(function).parameters) - {"seed", "model", "progress"}
+        assert get_operation(name).accepted_names() == keywords
+    assert get_operation("construct").accepted_names() is None  # **options: a construction's own
+    assert get_operation("selftest").accepted_names() is None
+
+
 def test_bounds_operation_headline_fields():
-    assert get_operation("bounds").availability()[0]
     from commcomp.bounds import compute_bounds
 
     out = run_operation("bounds", {"n": 1024, "precision": 16, "task": "index-lookup", "arch": "lstm"}, 0)
@@ -113,7 +125,6 @@ def test_bounds_operation_headline_fields():
 
 
 def test_the_repeat_axis_is_not_passed_to_the_operation(tmp_path):
-    assert get_operation("bounds").availability()[0]
     s = SweepSpec("bounds", params={"precision": 8, "task": "index-lookup", "arch": "gru"}, axes={"n": (64,)},
                   repeats=2)
     summary = run_sweep(s, str(tmp_path / "r.sqlite"), workers=0)
@@ -141,9 +152,8 @@ def test_library_operations_return_the_library_json(op, target, params):
     """Each wrapper is the library function at the point's seed, its JSON unchanged (timings aside)."""
     import importlib
 
-    from reductions.sweep.jsonable import jsonable
+    from commcomp.jsonable import jsonable
 
-    assert get_operation(op).availability()[0], f"{target} is not available"
     module, _, name = target.partition(":")
     function = getattr(importlib.import_module(module), name)
     direct = function(**params) if op == "matrix" else function(**params, seed=123)  # matrix: no randomness

@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from commcomp.errors import CommcompError, UnknownNameError
-from reductions.sweep.grid import canonical_json, expand_grid, grid_size, point_seed
-from reductions.sweep.spec import (SweepSpec, SweepSpecError, load_spec, parse_axis_text, parse_param_text,
+from commcomp.sweep.grid import canonical_json, expand_grid, grid_size, point_seed
+from commcomp.sweep.spec import (SweepSpec, SweepSpecError, load_spec, parse_axis_text, parse_param_text,
                                    spec_from_mapping)
 
 from sweep_helpers import REPO
@@ -56,7 +56,7 @@ def test_point_seed_is_blake2b_of_sweep_seed_and_canonical_json():
 def test_seeds_are_stable_across_processes_and_hash_randomisation(toml_file):
     path = toml_file(EXAMPLE)
     here = [(p.key, p.seed) for p in expand_grid(load_spec(str(path)))]
-    code = ("import json,sys; from reductions.sweep.spec import load_spec; from reductions.sweep.grid import "
+    code = ("import json,sys; from commcomp.sweep.spec import load_spec; from commcomp.sweep.grid import "
             "expand_grid; print(json.dumps([(p.key, p.seed) for p in expand_grid(load_spec(sys.argv[1]))]))")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, "PYTHONHASHSEED": "1"}, check=True).stdout  # another hash() salt
@@ -141,7 +141,7 @@ def test_overrides_and_default_db(toml_file):
 @pytest.mark.parametrize("name, size", [("rnn_string_equality.toml", 3 * 4 * 3 * 2 * 2),
                                         ("bounds_index_lookup.toml", 4 * 5)])
 def test_the_documented_examples_parse(name, size):
-    spec = load_spec(os.path.join(REPO, "reductions", "sweep", "examples", name))
+    spec = load_spec(os.path.join(REPO, "commcomp", "sweep", "examples", name))
     assert grid_size(spec) == len(expand_grid(spec)) == size
     assert spec.default_db_path() == os.path.join(os.getcwd(), name.replace(".toml", ".sqlite"))
     assert not spec.default_db_path().startswith(os.path.dirname(spec.source))  # not into the package

@@ -3,7 +3,7 @@ import sqlite3
 
 import pytest
 
-from reductions.sweep.store import JobRecord, ResultStore, StoreError
+from commcomp.sweep.store import JobRecord, ResultStore, StoreError
 
 
 def rec(point, status="ok", result=None, seed=1, **kw):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -11,7 +12,8 @@ __all__ = ["jsonable"]
 
 
 def jsonable(value):
-    """Plain JSON types from numpy arrays and scalars, dataclasses, ``to_dict()`` objects, tuples, sets.
+    """Plain JSON types from numpy arrays and scalars, mappings, dataclasses, ``to_dict()`` objects, tuples,
+    sets: the one converter every command's JSON and every sweep row goes through.
 
     Non-finite floats become strings (``"inf"``, ``"nan"``) and anything else (sympy expressions, a
     Precision, Bits) its ``str``.
@@ -19,7 +21,7 @@ def jsonable(value):
     >>> jsonable({"a": np.int64(3), "b": (1.5, float("inf")), "c": np.array([True, False])})
     {'a': 3, 'b': [1.5, 'inf'], 'c': [True, False]}
     """
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if hasattr(value, "to_dict") and callable(value.to_dict):
         return jsonable(value.to_dict())

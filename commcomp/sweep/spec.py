@@ -64,13 +64,13 @@ class SweepSpec:
     name : str
         Identifies the sweep's rows in the database (several sweeps may share one file).
     operation : str
-        A name registered in :data:`reductions.sweep.operations.OPERATIONS`.
+        A name registered in :data:`commcomp.sweep.operations.OPERATIONS`.
     params : dict
         Parameters shared by every point.
     axes : dict[str, tuple]
         Ordered grid axes; the grid is their Cartesian product (the first axis varies slowest).
     seed : int
-        The sweep seed; point seeds are derived from it (:func:`reductions.sweep.grid.point_seed`).
+        The sweep seed; point seeds are derived from it (:func:`commcomp.sweep.grid.point_seed`).
     repeats : int
         ``> 1`` adds an axis ``repeat = 0..repeats-1``.
     db, workers, scheduler : optional settings from the file (the command line overrides them).

@@ -2,7 +2,7 @@
 
 Every engine has one method, ``run(points, operation)``, which yields ``(point, outcome)`` pairs in
 completion order; ``outcome`` is the plain dict :func:`execute_job` returns. Engines never write the
-database: the submitting process does, one transaction per outcome (:mod:`reductions.sweep.runner`).
+database: the submitting process does, one transaction per outcome (:mod:`commcomp.sweep.runner`).
 
 - :class:`LocalEngine` (default): a ``concurrent.futures.ProcessPoolExecutor`` with ``workers`` processes
   (forkserver start, so the pool is safe beside the progress bar's thread), at most ``2 * workers`` jobs in
@@ -137,8 +137,11 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def execute_job(operation: str, params: dict, seed: int) -> dict:
+def execute_job(operation: str, params: dict, seed: int, module: str | None = None) -> dict:
     """Run one point in a worker; never raises for an ``Exception`` (it becomes an ``'error'`` outcome).
+
+    ``module``: the module that registers the operation (:attr:`~commcomp.sweep.operations.Operation.module`),
+    imported first, so that a fresh worker process knows operations registered outside this package.
 
     Returns
     -------
@@ -146,12 +149,15 @@ def execute_job(operation: str, params: dict, seed: int) -> dict:
         ``status`` ('ok' or 'error'), ``result`` (JSON-able dict or None), ``error`` (one line or None),
         ``traceback``, ``wall_seconds`` (the job's own wall time).
     """
+    import importlib
     import json
 
     from .operations import run_operation
 
     start = time.perf_counter()
     try:
+        if module:
+            importlib.import_module(module)
         result = run_operation(operation, params, seed)
         json.dumps(result, allow_nan=False)  # fail here, in the job, rather than in the writer
         return {"status": "ok", "result": result, "error": None, "traceback": None,
@@ -161,6 +167,13 @@ def execute_job(operation: str, params: dict, seed: int) -> dict:
         message = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}".rstrip(": ")
         return {"status": "error", "result": None, "error": message, "traceback": traceback.format_exc(),
                 "wall_seconds": time.perf_counter() - start}
+
+
+def _module_of(operation: str) -> str:
+    """The module a worker imports to know ``operation`` (the one that registered it)."""
+    from .operations import get_operation
+
+    return get_operation(operation).module
 
 
 def _died(seconds: float = 0.0) -> dict:
@@ -175,7 +188,7 @@ class InProcessEngine:
 
     def run(self, points: Iterable[GridPoint], operation: str) -> Iterator[tuple[GridPoint, dict]]:
         for point in points:
-            yield point, execute_job(operation, point.params, point.seed)
+            yield point, execute_job(operation, point.params, point.seed, _module_of(operation))
 
     def close(self) -> None:
         pass
@@ -202,7 +215,10 @@ class LocalEngine:
         methods = multiprocessing.get_all_start_methods()
         self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if self._context.get_start_method() == "forkserver":
-            self._context.set_forkserver_preload(["reductions.sweep.operations"])
+            from .operations import OPERATIONS
+
+            self._context.set_forkserver_preload(sorted({"commcomp.sweep.operations"} |
+                                                        {op.module for op in OPERATIONS.values()}))
 
     def _pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context, initializer=_watch_parent,
@@ -219,7 +235,8 @@ class LocalEngine:
         def submit(queue):
             point = queue[0]
             with _starting_workers():  # submit may start a worker process
-                future = pool.submit(execute_job, operation, point.params, point.seed)  # may raise BrokenProcessPool
+                future = pool.submit(execute_job, operation, point.params, point.seed,  # may raise BrokenProcessPool
+                                     _module_of(operation))
             running[future] = queue.popleft()
             started[point.key, point.seed] = time.perf_counter()
 
@@ -308,7 +325,7 @@ class DaskEngine:
 
         futures = {}
         for point in points:
-            future = self.client.submit(execute_job, operation, point.params, point.seed, pure=False,
+            future = self.client.submit(execute_job, operation, point.params, point.seed, _module_of(operation), pure=False,
                                         key=f"commcomp-sweep-{operation}-{point.index}-{os.urandom(4).hex()}")
             futures[future] = point
         try:

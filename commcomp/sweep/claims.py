@@ -11,7 +11,7 @@ point deletes its claim in the same transaction (:meth:`ResultStore.record`).
 Examples
 --------
 >>> import os, tempfile
->>> from reductions.sweep.store import ResultStore
+>>> from commcomp.sweep.store import ResultStore
 >>> db = os.path.join(tempfile.mkdtemp(), "r.sqlite")
 >>> with ResultStore(db) as a, ResultStore(db) as b:
 ...     _ = a.start_runner(), b.start_runner()
@@ -58,7 +58,7 @@ def _timestamp(iso: str) -> float:
 
 
 class SharedStore:
-    """The claim methods of :class:`~reductions.sweep.store.ResultStore` (needs its ``_db`` and
+    """The claim methods of :class:`~commcomp.sweep.store.ResultStore` (needs its ``_db`` and
     ``_transaction``)."""
 
     owner: str | None = None

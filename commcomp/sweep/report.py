@@ -8,7 +8,7 @@ JSON text; JSON keeps them as they are.
 
 Examples
 --------
->>> from reductions.sweep.store import StoredRow
+>>> from commcomp.sweep.store import StoredRow
 >>> row = StoredRow("s", "selftest", {"n": 2}, 7, "ok", {"draw": 0.5, "n": 2}, None, None, 0.1, "0.1.0", None, "t")
 >>> columns, records = flatten([row])
 >>> columns[:6], records[0]["draw"]

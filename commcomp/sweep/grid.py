@@ -13,7 +13,7 @@ in ``[0, 2**32)``, which every seeding API accepts (``numpy.random.default_rng``
 
 Examples
 --------
->>> from reductions.sweep.spec import SweepSpec
+>>> from commcomp.sweep.spec import SweepSpec
 >>> points = expand_grid(SweepSpec("selftest", params={"seconds": 0}, axes={"n": (2, 4), "mode": ("a", "b")}))
 >>> [p.key for p in points][:2]
 ['{"mode":"a","n":2,"seconds":0}', '{"mode":"b","n":2,"seconds":0}']

@@ -9,12 +9,12 @@ sweep resumes where it stopped: run the same command again.  Several runs may sh
 once: each claims a point atomically just before it computes it (:meth:`ResultStore.claim`), so a
 second run of the same sweep helps the first (each point is computed once) and reports how many points
 it left to the other (``busy``).  SIGTERM ends a run like Ctrl-C (:func:`terminate_as_interrupt`), and
-its workers end with it however it ends (:mod:`reductions.sweep.engine`).
+its workers end with it however it ends (:mod:`commcomp.sweep.engine`).
 
 Examples
 --------
 >>> import os, tempfile
->>> from reductions.sweep.spec import SweepSpec
+>>> from commcomp.sweep.spec import SweepSpec
 >>> spec = SweepSpec("selftest", name="demo", axes={"n": (1, 2, 3)})
 >>> db = os.path.join(tempfile.mkdtemp(), "demo.sqlite")
 >>> s = run_sweep(spec, db, workers=0)
@@ -126,7 +126,7 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
     spec : SweepSpec
     db_path : str
         The SQLite results file (created if missing).
-    workers, scheduler : engine options (see :func:`reductions.sweep.engine.make_engine`), or
+    workers, scheduler : engine options (see :func:`commcomp.sweep.engine.make_engine`), or
     engine : an engine object (takes precedence).
     force : bool
         Recompute every point (each old row is replaced when its point finishes again).
@@ -138,11 +138,10 @@ def run_sweep(spec: SweepSpec, db_path: str, *, workers: int | None = None, sche
 
     Raises
     ------
-    OperationUnavailableError
-        The operation's library function does not exist yet (checked before anything runs).
+    UnknownNameError
+        An operation nobody registered (checked before anything runs).
     """
-    operation = get_operation(spec.operation)
-    operation.require_available()
+    get_operation(spec.operation)
     if engine is None and (scheduler or spec.scheduler):  # before the database exists: nothing left behind
         require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
     started, started_at = time.perf_counter(), time.time()
