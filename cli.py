@@ -215,17 +215,12 @@ def _list_rows(what: str):
         from commcomp.architectures import list_architectures, state_numbers_formula
         from commcomp.errors import UnsupportedSplitError as _Unsplittable
         from models.registry import available_architectures
-        from reductions.simulate.setup import refuse_unsplittable
+        from reductions.simulate.registry import simulation_text
 
         built = set(available_architectures())
         rows = []
         for a in list_architectures():
-            try:
-                refuse_unsplittable(a.name, 1)
-                split = {"recurrent": "one-way, state", "hybrid": "prefix/suffix, 3 messages"}.get(
-                    a.arch_class, "partition, 1 layer only")
-            except _Unsplittable:
-                split = "refused"
+            split = simulation_text(a)
             try:
                 state = str(state_numbers_formula(a))
             except _Unsplittable:
@@ -658,15 +653,9 @@ def _simulate_view(out):
     messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
                                                         "decoded numbers"], msg_rows,
                           caption="hex: first 16 digits; every bit in --format json" if cut else None)
-    cont = out["continuation"]
-    if out.get("bob_step"):
-        bob = Text(out["bob_step"])
-    elif out.get("split_kind") == "recurrent":
-        span = f"{cont['positions'][0]}..{cont['positions'][-1]}" if cont["positions"] else "(none)"
-        bob = Text(f"Bob decodes the state and continues over positions {span}: " + " ".join(cont["tokens"]))
-    else:
-        bob = Text(f"Bob adds his partial sums over positions {cont['positions']} ("
-                   + " ".join(cont["tokens"]) + ") and finishes the layer")
+    from reductions.simulate.registry import bob_step_text
+
+    bob = Text(bob_step_text(out))
     proto = out["protocol_output"]
     reads = []
     for pos, logits, ans in zip(out["read_positions"], proto["logits"], proto["task_answers"]):
@@ -844,7 +833,7 @@ def _construct_options(items) -> dict:
 def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
     """``models.common.save_model`` into ``path`` under the output-file policy (:mod:`commcomp.output`)."""
     from commcomp.output import write_with
-    from models.common import save_model
+    from models.files import save_model
 
     write_with(path, lambda tmp: save_model(model, tmp, about=about))
 

@@ -1,9 +1,8 @@
-"""Shared helpers of the model files: seeded initialisers, embedding/readout, ``.npz`` save/load.
+"""Shared helpers of the model files: seeded initialisers, embedding/readout, parameter checks, rounding.
 
 Initialisers take a :class:`numpy.random.Generator` and return float64 host arrays; every
-architecture documents which it uses.  ``save_model`` / ``load_model`` store any model that has
-``arch``, ``config`` (the :func:`models.registry.build_model` arguments) and ``params`` (a dict of
-named arrays) and that rebuilds from new parameters with ``with_params(dict)``.
+architecture documents which it uses.  Saving and loading models is :mod:`models.files`
+(``save_model`` / ``load_model``).
 
 Examples
 --------
@@ -18,9 +17,7 @@ True
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -29,16 +26,7 @@ from commcomp.errors import InvalidParameterError
 from commcomp.precision import FixedPoint, IEEEFloat, Precision, parse_precision
 
 __all__ = ["rng_of", "uniform", "normal", "glorot_uniform", "orthogonal", "init_embedding",
-           "init_readout", "save_model", "load_model", "check_params", "compute_dtype", "make_rounder", "raw_matmul", "StateRounder",
-           "FORMAT_VERSION", "META_KEY", "ModelFileError"]
-
-FORMAT_VERSION = 1
-META_KEY = "__commcomp_meta__"
-_PARAM_PREFIX = "param:"
-
-
-class ModelFileError(InvalidParameterError):
-    """A model file cannot be read, or does not fit the run (architecture, vocabulary, sizes)."""
+           "init_readout", "check_params", "compute_dtype", "make_rounder", "raw_matmul", "StateRounder"]
 
 
 def rng_of(seed) -> np.random.Generator:
@@ -279,58 +267,3 @@ def raw_matmul(xp) -> Callable:
 
         return cupy.matmul
     return xp.matmul
-
-
-def save_model(model, path, about: dict | None = None) -> Path:
-    """Write ``model`` (arch, ``build_model`` arguments, parameters) to an ``.npz`` file.
-
-    ``about`` (optional, JSON-able) records what the model was made for: ``task``, ``n``, ``source``
-    (:func:`models.files.read_model_info` reads it back; runs check it).
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from models.registry import build_model
-    >>> m = build_model("gru", vocab_size=4, width=3, n_outputs=2, layers=2, seed=1)
-    >>> path = save_model(m, os.path.join(tempfile.mkdtemp(), "gru.npz"))
-    >>> m2 = load_model(path)
-    >>> all(np.array_equal(m.params[k], m2.params[k]) for k in m.params)
-    True
-    """
-    config = dict(model.config)
-    if "arch" not in config:
-        config["arch"] = model.arch
-    prec = config.get("precision")
-    if prec is not None and not isinstance(prec, str):
-        config["precision"] = prec.name
-    meta = {"format": FORMAT_VERSION, "arch": model.arch, "config": config}
-    if about:
-        meta["about"] = dict(about)
-    arrays = {f"{_PARAM_PREFIX}{k}": np.asarray(v) for k, v in model.params.items()}
-    path = Path(path)
-    with open(path, "wb") as fh:  # a file handle keeps numpy from appending ".npz"
-        np.savez(fh, **{META_KEY: np.array(json.dumps(meta, sort_keys=True))}, **arrays)
-    return path
-
-
-def load_model(path, **overrides):
-    """Read a model written by :func:`save_model`; ``overrides`` replace build arguments (``precision``).
-
-    Raises
-    ------
-    ModelFileError
-        If the file is not a commcomp model file (:func:`models.files.read_model_info`).
-    InvalidParameterError
-        If its parameters do not fit its architecture.
-    """
-    from .files import read_model_info
-    from .registry import build_model  # the registry imports this module
-
-    info = read_model_info(path)
-    with np.load(Path(path), allow_pickle=False) as data:
-        params = {k[len(_PARAM_PREFIX):]: data[k] for k in data.files if k.startswith(_PARAM_PREFIX)}
-    config = dict(info.config)
-    config.update(overrides)
-    config.pop("arch", None)
-    model = build_model(info.arch, **config)
-    return model.with_params(params)

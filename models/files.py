@@ -1,6 +1,6 @@
-"""What a commcomp model file holds, read without building the model, and checked against a run.
+"""Commcomp model files: written, read back, and what they hold, checked against a run.
 
-A model file (:func:`models.common.save_model`) is an ``.npz`` with a JSON header: the architecture,
+A model file (:func:`save_model`; :func:`load_model` rebuilds the model) is an ``.npz`` with a JSON header: the architecture,
 the :func:`models.registry.build_model` arguments (vocabulary, width, layers, heads, outputs, ...)
 and, when the writer knew them, what the model was made for (``about``: ``task``, ``n``, ``source``
 such as ``"torch nn.LSTM"``).  :func:`read_model_info` reads that header alone;
@@ -12,7 +12,6 @@ Examples
 --------
 >>> import os, tempfile
 >>> from models.registry import build_model
->>> from models.common import save_model
 >>> path = os.path.join(tempfile.mkdtemp(), "lstm.npz")
 >>> _ = save_model(build_model("lstm", vocab_size=10, width=16, n_outputs=2), path,
 ...                about={"task": "index-lookup", "n": 8})
@@ -36,11 +35,20 @@ from pathlib import Path
 import numpy as np
 
 from commcomp.architectures import get_architecture
-from commcomp.errors import UnknownNameError
+from commcomp.errors import InvalidParameterError, UnknownNameError
 
-from .common import FORMAT_VERSION, META_KEY, ModelFileError
+from .registry import build_model
 
-__all__ = ["ModelFileInfo", "read_model_info", "check_model_file", "ModelFileError"]
+__all__ = ["ModelFileInfo", "read_model_info", "check_model_file", "ModelFileError", "save_model", "load_model",
+           "FORMAT_VERSION", "META_KEY"]
+
+FORMAT_VERSION = 1
+META_KEY = "__commcomp_meta__"
+_PARAM_PREFIX = "param:"
+
+
+class ModelFileError(InvalidParameterError):
+    """A model file cannot be read, or does not fit the run (architecture, vocabulary, sizes)."""
 
 
 @dataclass(frozen=True)
@@ -196,3 +204,56 @@ def check_model_file(info: ModelFileInfo, *, arch: str, vocab_size: int, n_outpu
         if given is not None and held is not None and int(given) != held:
             raise ModelFileError(f"{holds}; --{name} {given} conflicts with the file's {name} {held} "
                                  f"(the file sets it: leave --{name} out)")
+
+
+def save_model(model, path, about: dict | None = None) -> Path:
+    """Write ``model`` (arch, ``build_model`` arguments, parameters) to an ``.npz`` file.
+
+    ``about`` (optional, JSON-able) records what the model was made for: ``task``, ``n``, ``source``
+    (:func:`read_model_info` reads it back; runs check it). Any model that has ``arch``, ``config``
+    (the :func:`models.registry.build_model` arguments) and ``params`` (a dict of named arrays) and
+    rebuilds from new parameters with ``with_params(dict)`` is stored.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = build_model("gru", vocab_size=4, width=3, n_outputs=2, layers=2, seed=1)
+    >>> path = save_model(m, os.path.join(tempfile.mkdtemp(), "gru.npz"))
+    >>> m2 = load_model(path)
+    >>> all(np.array_equal(m.params[k], m2.params[k]) for k in m.params)
+    True
+    """
+    config = dict(model.config)
+    if "arch" not in config:
+        config["arch"] = model.arch
+    prec = config.get("precision")
+    if prec is not None and not isinstance(prec, str):
+        config["precision"] = prec.name
+    meta = {"format": FORMAT_VERSION, "arch": model.arch, "config": config}
+    if about:
+        meta["about"] = dict(about)
+    arrays = {f"{_PARAM_PREFIX}{k}": np.asarray(v) for k, v in model.params.items()}
+    path = Path(path)
+    with open(path, "wb") as fh:  # a file handle keeps numpy from appending ".npz"
+        np.savez(fh, **{META_KEY: np.array(json.dumps(meta, sort_keys=True))}, **arrays)
+    return path
+
+
+def load_model(path, **overrides):
+    """Read a model written by :func:`save_model`; ``overrides`` replace build arguments (``precision``).
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a commcomp model file (:func:`read_model_info`).
+    InvalidParameterError
+        If its parameters do not fit its architecture.
+    """
+    info = read_model_info(path)
+    with np.load(Path(path), allow_pickle=False) as data:
+        params = {k[len(_PARAM_PREFIX):]: data[k] for k in data.files if k.startswith(_PARAM_PREFIX)}
+    config = dict(info.config)
+    config.update(overrides)
+    config.pop("arch", None)
+    model = build_model(info.arch, **config)
+    return model.with_params(params)

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Callable
 
 from commcomp.architectures import get_architecture
@@ -37,9 +38,6 @@ _SOURCES = {
     "transformer": ("models.transformer", "build_transformer", "builder"),
     "hybrid": ("models.transformer", "build_hybrid", "builder"),
 }
-
-
-_HEADED = ("linear-attention", "retnet")  # recurrent layers that take heads
 
 
 def _load(arch: str):
@@ -68,7 +66,7 @@ def _builder(arch: str) -> Callable:
                           heads=heads, precision=precision, seed=seed, **hyper)
         from .recurrent.base import build_recurrent_model
 
-        if arch in _HEADED:
+        if "heads" in inspect.signature(target).parameters:  # a recurrent layer with heads (its own keyword)
             hyper = dict(hyper, heads=heads)
         elif int(heads) != 1:
             raise InvalidParameterError(f"{arch} has no heads (got heads={heads})")

@@ -45,7 +45,7 @@ import numpy as np
 from commcomp.architectures import get_architecture
 from commcomp.errors import InvalidParameterError, UnknownNameError
 
-from .common import ModelFileError
+from .files import ModelFileError
 
 __all__ = ["read_state_dict", "model_from_state_dict", "RECURRENT", "TorchImportError"]
 

@@ -35,6 +35,8 @@ import numpy as np
 
 from commcomp.backend import is_numpy, to_device, to_numpy
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
+from commcomp.problems import get_problem
+from commcomp.protocol.owners import OWNER_NAMES, Owner
 
 from .tasks.base import Task, TaskBatch, check_size
 
@@ -45,8 +47,7 @@ __all__ = ["PUBLIC", "ALICE", "BOB", "OWNER_NAMES", "SPLIT_KINDS", "EncodedBatch
 # no ``device_encoder`` (Reduction.encode with a device ``xp``): the documented host fallback.
 host_encode_fallbacks: Counter = Counter()
 
-PUBLIC, ALICE, BOB = 0, 1, 2
-OWNER_NAMES = {PUBLIC: "public", ALICE: "alice", BOB: "bob"}
+PUBLIC, ALICE, BOB = Owner.PUBLIC, Owner.ALICE, Owner.BOB  # the owner codes, defined in commcomp.protocol.owners
 SPLIT_KINDS = ("prefix-suffix", "partition", "interleaved-partition")
 
 
@@ -279,6 +280,30 @@ class Reduction:
         if answers.ndim == 1:
             answers = answers[:, None]
         return answers[:, self.answer_columns(encoded.n)]
+
+    def answer_classes(self, n, cot: bool = False) -> int:
+        """Readout outputs a model needs at size n: 2 for bool answers, the alphabet for symbols,
+        the vector's dimension for vector answers, the vocabulary for a chain of thought (a
+        language-model head).
+
+        Examples
+        --------
+        >>> from reductions.registry import get_reduction
+        >>> get_reduction("index-lookup").answer_classes(4), get_reduction("qsa").answer_classes(3)
+        (2, 2)
+        """
+        task, task_n = self.task, self.task_size(n)
+        if cot:
+            return task.vocab_size(task_n)
+        if task.answer_kind == "bool":
+            return 2
+        if task.answer_kind == "symbol":
+            for attr in ("alphabet", "values"):
+                if isinstance(getattr(task, attr, None), int):
+                    return int(getattr(task, attr))
+            return task.vocab_size(task_n)
+        x, y = get_problem(self.problem).sample(n, 1, np.random.default_rng(0))  # one instance's answer width
+        return int(self.task_answers(self.encode(x, y, n)).shape[-1])
 
     def decode(self, outputs, y) -> np.ndarray:
         """f(x, y) from the task outputs at ``output_positions`` (and Bob's y): ``(B,)`` bool."""

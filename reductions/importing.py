@@ -40,7 +40,7 @@ CHECK_BATCH, CHECK_LENGTH = 64, 12
 
 def _save_atomic(model, out, about) -> None:
     from commcomp.output import write_with
-    from models.common import save_model
+    from models.files import save_model
 
     out = Path(out)
     directory = out.resolve().parent
@@ -177,7 +177,6 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
     length = CHECK_LENGTH
     if task is not None:
         from .registry import get_reduction
-        from .simulate.setup import answer_classes
 
         reduction = get_reduction(task, problem)
         reduction.check_n(int(n))
@@ -187,7 +186,7 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
 
         check_model_file(ModelFileInfo(str(source), model.arch, model.config), arch=arch,
                          vocab_size=reduction.task.vocab_size(reduction.task_size(int(n))),
-                         n_outputs=answer_classes(reduction, int(n)), task=reduction.task_name, n=int(n),
+                         n_outputs=reduction.answer_classes(int(n)), task=reduction.task_name, n=int(n),
                          length=length)
     max_len = getattr(model, "max_len", None)
     if max_len and getattr(model, "positional_kind", None) in ("learned", "fixed"):

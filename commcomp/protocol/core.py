@@ -32,13 +32,10 @@ import numpy as np
 
 from ..bits import Bits, BitRows
 from ..errors import ProtocolError
+from .owners import ALICE, BOB, PARTIES
 
 __all__ = ["ALICE", "BOB", "PARTIES", "PartyView", "Step", "Protocol", "Message", "Transcript",
            "BatchMessage", "BatchTranscript", "run_protocol", "readonly"]
-
-ALICE, BOB = "alice", "bob"
-PARTIES = (ALICE, BOB)
-
 
 def readonly(value):
     """A read-only copy of an array (or a tuple/dict of arrays), so a party cannot write to it."""

@@ -28,12 +28,13 @@ import numpy as np
 from ..bits import BitRows
 from ..errors import InvalidParameterError
 from ..problems import Problem, get_problem
-from .core import ALICE, BOB, Protocol, Step, run_protocol
+from .core import Protocol, Step, run_protocol
+from .owners import ALICE, BOB, Owner
 
 __all__ = ["trivial_one_way", "index_bob_first", "equality_fingerprint", "split_by_owner",
            "PartyPositions", "PUBLIC", "ALICE_OWNS", "BOB_OWNS", "run_protocol"]
 
-PUBLIC, ALICE_OWNS, BOB_OWNS = 0, 1, 2
+PUBLIC, ALICE_OWNS, BOB_OWNS = Owner.PUBLIC, Owner.ALICE, Owner.BOB  # the owner codes (.owners)
 
 
 def trivial_one_way(problem: Problem | str, n: int) -> Protocol:

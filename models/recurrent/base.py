@@ -51,22 +51,13 @@ from commcomp.precision import Precision, parse_precision
 from models.common import StateRounder, compute_dtype, make_rounder, raw_matmul
 
 __all__ = ["RecurrentLayer", "RecurrentModel", "build_recurrent_model", "make_rounder", "compute_dtype",
-           "raw_matmul"]  # ProjectedLayer: models.recurrent.projected (still importable from here)
+           "raw_matmul"]  # ProjectedLayer (it builds on this module): models.recurrent.projected
 
 StateDict = dict  # ordered {name: (B, ...) array}
 
 
 def _identity_state(state):
     return state
-
-
-def __getattr__(name):
-    # ProjectedLayer lives in .projected (it builds on this module); the old import path still works.
-    if name == "ProjectedLayer":
-        from .projected import ProjectedLayer
-
-        return ProjectedLayer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _round_arrays(xp, rnd, state: StateDict) -> StateDict:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import inspect
 import math
 import re
 
@@ -61,7 +62,6 @@ from .split import attention_grid_for, prenorm_score_shift, prenorm_value_bound
 
 __all__ = ["Hybrid", "build_hybrid"]
 
-_OPTIONS = ("causal", "layer_norm", "norm", "activation", "residual", "attn_scale", "ln_eps")
 
 
 class Hybrid:
@@ -323,13 +323,13 @@ class Hybrid:
 
     def save(self, path):
         """Write the model to ``.npz`` (:func:`models.common.save_model`: config + parameters)."""
-        from models.common import save_model
+        from models.files import save_model
         return save_model(self, path)
 
     @classmethod
     def load(cls, path, **overrides) -> "Hybrid":
         """Read what :meth:`save` wrote; ``overrides`` replace saved arguments (``precision=``)."""
-        from models.common import load_model
+        from models.files import load_model
         return load_model(path, **overrides)
 
     def __repr__(self) -> str:
@@ -337,6 +337,13 @@ class Hybrid:
         return (f"Hybrid(V={self.vocab_size}, layers={self.layers!r}, H={self.n_heads}, "
                 f"d_k={self.d_k}, d_v={self.d_v}, d_mlp={self.d_mlp}, C={self.n_outputs}, "
                 f"precision={p})")
+
+
+def _hybrid_options() -> tuple:
+    """The keyword-only options of :class:`Hybrid` a builder passes on (``causal``, ``norm``, ...): read
+    off its signature, less the three :func:`build_hybrid` sets itself."""
+    params = inspect.signature(Hybrid.__init__).parameters.values()
+    return tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in ("precision", "params", "xp"))
 
 
 def _layers_from_specs(specs, xp) -> list:
@@ -360,7 +367,7 @@ def build_hybrid(*, vocab_size, width, n_outputs, layers=1, heads=1, precision=N
 
     if dtype != "float64":
         raise InvalidParameterError("the hybrid computes in float64")
-    options = {k: hyper.pop(k) for k in _OPTIONS if k in hyper}
+    options = {k: hyper.pop(k) for k in _hybrid_options() if k in hyper}
     seeds = np.random.SeedSequence(int(seed)).spawn(2)
     if layer_specs is not None:
         stack_layers = _layers_from_specs(layer_specs, xp)

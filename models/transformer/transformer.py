@@ -243,13 +243,13 @@ class Transformer(SplitMixin):
 
     def save(self, path):
         """Write the model to ``.npz`` (:func:`models.common.save_model`: config + parameters)."""
-        from models.common import save_model
+        from models.files import save_model
         return save_model(self, path)
 
     @classmethod
     def load(cls, path, **overrides) -> "Transformer":
         """Read what :meth:`save` wrote; ``overrides`` replace saved arguments (``precision=``)."""
-        from models.common import load_model
+        from models.files import load_model
         return load_model(path, **overrides)
 
     # -- running -------------------------------------------------------------------------

@@ -39,9 +39,11 @@ from commcomp.problems import all_bit_strings
 from commcomp.protocol import ALICE, run_protocol
 
 from commcomp.problems.separate import rows_pairwise_distinct, separating_inputs
-from ..simulate.batch import check_run_memory, encode_batch, run_batch
+from ..simulate.batch import check_run_memory, encode_batch
 from ..simulate.distinct import pack_words
-from ..simulate.setup import format_input, prepare
+from ..simulate.setup import prepare
+from .confirm import confirm_witness
+from .reachable.api import reachable_witness, try_reachable
 
 __all__ = ["find_witness", "DEFAULT_BUDGET", "confirm_witness"]
 
@@ -61,8 +63,6 @@ def _messages(sim, x, y, runner: str) -> np.ndarray:
         words = to_numpy(pack_words(namespace_of(*rows).concat(rows, axis=1)))  # (B, W) int64
         return np.ascontiguousarray(words).view(np.uint8)  # byte keys, sorted and hashed on the host
     return np.packbits(np.concatenate(rows, axis=1), axis=1)
-
-
 
 
 def _separating_y(problem, n, x, x_prime, rng):
@@ -138,8 +138,6 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     budget = check_int("budget", DEFAULT_BUDGET if budget is None else budget, 2, MAX_INSTANCES)
     check_run_memory("witness", sim.reduction, sim.n, kept=budget, kept_name="budget",
                      message_bits=sim.bits_per_message)
-    from .reachable.api import reachable_witness, try_reachable
-
     out, fallback = try_reachable(reachable_witness, sim, method, max_states=max_states, max_bytes=max_bytes,
                                   budget=budget)
     if out is not None:
@@ -151,7 +149,7 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     if method in ("prefix-tree", "enumerate") and not enumerate_all:
         raise InvalidParameterError(f"method {method} hashes all 2^{n} inputs of Alice, more than the budget "
                                     f"{budget} (or n > 24)")
-    runner = "prefix-tree" if (enumerate_all and sim.split.kind == "recurrent") else "plain"
+    runner = "prefix-tree" if (enumerate_all and "prefix-tree" in sim.split.runners) else "plain"
     two_round = sim.split.rounds == 2
     y_cycle = prob.bob_inputs(n) if prob.bob_input_bits(n) <= 16 else None
     seen: dict = {}
@@ -207,23 +205,3 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         out.update(confirm_witness(sim, *found))
     out["seconds"] = time.perf_counter() - start
     return out
-
-
-def confirm_witness(sim, x, x_prime, y) -> dict:
-    """Run the whole pipeline on ``(x, y)`` and ``(x', y)``: the witness fields of DESIGN §4 (``x,
-    x_prime, y, model_answer_x, ..., wrong_on, message, outputs_identical, note``)."""
-    prob, n = sim.problem, sim.n
-    res = run_batch(sim, np.stack([x, x_prime]), np.stack([y, y]))
-    answers = res.model_answer
-    logits = np.ascontiguousarray(to_numpy(res.reference.logits), dtype=np.float64)  # (2, K, C), printed
-    same = bool(np.array_equal(logits[0].view(np.uint64), logits[1].view(np.uint64)))
-    wrong = "x" if bool(answers[0]) != bool(res.truth[0]) else "x_prime"
-    return {
-        "x": format_input(prob, n, x, "alice"), "x_prime": format_input(prob, n, x_prime, "alice"),
-        "y": format_input(prob, n, y, "bob"),
-        "model_answer_x": bool(answers[0]), "model_answer_x_prime": bool(answers[1]),
-        "truth_x": bool(res.truth[0]), "truth_x_prime": bool(res.truth[1]),
-        "wrong_on": wrong, "message": res.transcript.messages[-1].rows[0].hex(), "outputs_identical": same,
-        "note": (f"x and x' send the same {sim.bits_per_message}-bit message, so the model answers "
-                 f"them the same on y, but f differs: it is wrong on {wrong}"),
-    }

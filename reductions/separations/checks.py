@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from commcomp.architectures import get_architecture
 from commcomp.errors import CommcompError
 
 __all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs"]
@@ -38,8 +39,11 @@ __all__ = ["Check", "construction_check", "witness_check", "protocol_check", "ad
 #: The qSA row unit's witness search: at most this many (B, N, N) entries per chunk (128 MiB).
 WITNESS_MAX_ELEMENTS = 1 << 24
 
-#: Architectures whose width H divides (the others take no heads).
-_HEADED = ("transformer", "hybrid", "linear-attention", "retnet")
+
+
+def _takes_heads(arch: str) -> bool:
+    """Whether ``arch`` has heads among its hyperparameters (the others take none)."""
+    return "heads" in get_architecture(arch).hyper_names
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         budget = min(budget, fit)
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
-                           layers=layers, heads=heads if arch in _HEADED else 1, weights=weights, seed=seed,
+                           layers=layers, heads=heads if _takes_heads(arch) else 1, weights=weights, seed=seed,
                            budget=budget, cot=cot)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))

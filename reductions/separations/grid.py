@@ -179,6 +179,7 @@ def _check_construction(task, arch, layers, reduction, n, precision, instances, 
 
 def _protocol(task, arch, layers, n, precision, width, heads, instances, seed):
     from reductions.simulate import verify
+    from reductions.simulate.registry import verify_note
 
     try:
         out = verify(task, arch, n, precision.name, width=width, layers=layers, heads=heads,
@@ -187,9 +188,7 @@ def _protocol(task, arch, layers, n, precision, width, heads, instances, seed):
         return None, None, None, None, str(exc).splitlines()[0]
     faithful = out["faithful"] if out.get("exact", True) else None
     note = None if out.get("exact", True) else f"max difference {out.get('max_abs_difference')}"
-    if out.get("split_kind") == "attention-row":  # qsa: the output row is Alice's (SHT Thm 4, §8.7)
-        note = ("one round: Alice sends her row's query, key and value, "
-                f"{out['bits_per_message']} bits; Bob attends over all rows")
+    note = verify_note(out) or note  # the split family's own note (qsa's row unit: SHT Thm 4, §8.7)
     return faithful, out["bits_per_message"], out["lower_bound_bits"], out.get("theorem"), note
 
 

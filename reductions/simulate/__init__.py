@@ -2,6 +2,8 @@
 
 * :mod:`.setup`: :func:`prepare` resolves names (task, architecture, precision, weights) into a
   :class:`Simulation`, refusing architectures with no protocol of bounded cost.
+* :mod:`.splits`: the :class:`Split` interface every family below implements (messages, rounds,
+  lower bound, capabilities, ``refuse``); :mod:`.registry` chooses the family of an architecture.
 * :mod:`.recurrent`: any recurrent model, one way (Alice's prefix, then Bob's suffix; §8.1, §8.2).
 * :mod:`.transformer`: a 1-layer Transformer under any partition, one or two rounds (§8.3).
 * :mod:`.qsa`: qSA's row-reading attention unit with the output row on Alice's side: she sends that
@@ -20,13 +22,17 @@ Examples
 from .api import DEFAULT_INSTANCES, simulate, simulate_instance, verify
 from .batch import BatchResult, DistinctMessages, exhaustive_batches, random_batches, run_batch
 from .outputs import CotSpec, ModelRun, compare_runs
+from .hybrid import HybridSplit
 from .qsa import RowAttentionSplit
 from .recurrent import RecurrentSplit, split_point
+from .registry import SPLITS, refuse_unsplittable, split_class
 from .running import generate, prefix_tree_run, run_blocks
-from .setup import Simulation, answer_classes, prepare, refuse_unsplittable
+from .setup import Simulation, answer_classes, prepare
+from .splits import MessageSpec, Split, SplitBound
 from .transformer import TransformerSplit
 
 __all__ = ["simulate", "verify", "simulate_instance", "prepare", "Simulation", "refuse_unsplittable",
            "answer_classes", "RecurrentSplit", "TransformerSplit", "RowAttentionSplit", "split_point",
            "run_batch", "BatchResult", "exhaustive_batches", "random_batches", "DistinctMessages", "ModelRun",
-           "CotSpec", "compare_runs", "run_blocks", "prefix_tree_run", "generate", "DEFAULT_INSTANCES"]
+           "CotSpec", "compare_runs", "run_blocks", "prefix_tree_run", "generate", "DEFAULT_INSTANCES",
+           "Split", "SplitBound", "MessageSpec", "SPLITS", "split_class", "HybridSplit"]

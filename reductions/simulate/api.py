@@ -22,6 +22,7 @@ import numpy as np
 from commcomp.backend import count_true, to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.limits import MAX_INSTANCES, check_int
+from commcomp.protocol.owners import Owner
 
 from ..tasks.base import TaskBatch
 from .batch import (MAX_DEVICE_EXHAUSTIVE_INSTANCES, MAX_EXHAUSTIVE_INSTANCES, DistinctMessages,
@@ -92,7 +93,7 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         rounds.append({"sender": m.sender, "receiver": m.receiver, "bits": len(bits), "hex": bits.hex(),
                        "label": m.label, "numbers": [{"name": k, "values": v} for k, v in
                                                      _describe(sim, m)]})
-    split_at = getattr(sim.split, "split_at", None)
+    split_at = sim.split.split_at
     out = {
         "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
         "precision": {"name": sim.precision.name, "bits": sim.precision.bits},
@@ -101,13 +102,12 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
         "x": format_input(sim.problem, sim.n, res.x[0], "alice"),
         "y": format_input(sim.problem, sim.n, res.y[0], "bob"),
         "tokens": tokens,
-        "owners": {"alice": [int(p) for p in np.nonzero(owners == 1)[0]], "bob": [int(p) for p in np.nonzero(owners == 2)[0]],
-                   "public": [int(p) for p in np.nonzero(owners == 0)[0]]},
+        "owners": {o.party: [int(p) for p in np.nonzero(owners == o)[0]] for o in (Owner.ALICE, Owner.BOB, Owner.PUBLIC)},
         "read_positions": [int(t) for t in sim.split.read],
         "split": sim.split.describe(), "split_kind": sim.split.kind, "split_at": split_at,
         "protocol_rounds": sim.split.rounds,
         "rounds": rounds, "bits_sent": res.bits_sent, "bits_per_message": sim.bits_per_message,
-        "continuation": _continuation(sim, tokens), "bob_step": getattr(sim.split, "bob_step", None),
+        "continuation": _continuation(sim, tokens), "bob_step": sim.split.bob_step,
         "model_output": _run_json(res.reference, 0, sim), "protocol_output": _run_json(res.protocol, 0, sim),
         "faithful": bool(res.faithful[0]) if res.exact else None, "exact": res.exact,
         "max_abs_difference": res.max_abs_difference,
@@ -133,18 +133,16 @@ def simulate(task, arch=None, n=8, precision="float32", *, width=None, layers=No
 def _continuation(sim, tokens) -> dict:
     """What Bob computes after the messages: the recurrent suffix from the split on, or (1-layer
     Transformer) his own partial sums over his and the public positions."""
-    split_at = getattr(sim.split, "split_at", None)
+    split_at = sim.split.split_at
     if split_at is not None:
         positions = list(range(split_at, len(tokens)))
     else:
-        positions = [int(p) for p in np.nonzero(sim.split.owners != 1)[0]]
+        positions = [int(p) for p in np.nonzero(sim.split.owners != Owner.ALICE)[0]]
     return {"positions": positions, "tokens": [tokens[p] for p in positions]}
 
 
 def _describe(sim, message):
-    if sim.split.kind in ("transformer", "attention-row", "hybrid"):
-        return sim.split.describe_message(message.rows, 0, label=message.label)
-    return sim.split.describe_message(message.rows, 0)
+    return sim.split.describe_message(message.rows, 0, label=message.label)
 
 
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
@@ -197,9 +195,9 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         total = len(sim.problem.alice_inputs(sim.n)) * len(sim.problem.bob_inputs(sim.n))
         batches = exhaustive_batches(sim.problem, sim.n, size, MAX_EXHAUSTIVE_INSTANCES if sim.backend in
                                      ("numpy", "array_api_strict") else MAX_DEVICE_EXHAUSTIVE_INSTANCES)
-        runner = method if sim.split.kind == "recurrent" else "plain"
-        # one message per x and Bob answers all of its y's (recurrent); per instance otherwise
-        group = len(sim.problem.bob_inputs(sim.n)) if sim.split.kind == "recurrent" else 1
+        runner = method if method in sim.split.runners else "plain"
+        # one message per x and Bob answers all of its y's where the split allows it; per instance otherwise
+        group = len(sim.problem.bob_inputs(sim.n)) if sim.split.groups_by_x else 1
     else:
         total = DEFAULT_INSTANCES if instances is None else int(instances)
         if total < 1:

@@ -112,14 +112,11 @@ def run_batch(sim, x, y, *, alice_runner: str = "plain", reference_runner: str =
     transcript = run_protocol(sim.split.protocol(alice_runner=alice_runner, sink=sink, observe=observe),
                               alice_in, bob_in, public)
     t1 = time.perf_counter()
-    if group > 1 and getattr(sim.split, "kind", None) == "recurrent":  # the tree of the x's, then each y
-        reference = sim.split.reference(encoded, runner=reference_runner, group=group)
-    else:
-        reference = sim.split.reference(encoded, runner=reference_runner)
+    reference = sim.split.reference(encoded, runner=reference_runner, group=group)  # grouped: the x's tree, then each y
     t2 = time.perf_counter()
     faithful, diff = compare_runs(reference, sink["bob"])
     return BatchResult(x, y, encoded, transcript, sink["bob"], reference, faithful, diff,
-                       bool(getattr(sim.split, "exact", True)), sim.problem.evaluate(x, y),
+                       bool(sim.split.exact), sim.problem.evaluate(x, y),
                        sim.reduction.decode(reference.answers, y), t1 - t0, t2 - t1)
 
 

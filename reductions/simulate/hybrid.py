@@ -42,18 +42,22 @@ from commcomp.bits import BitRows
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FLOAT64
 from commcomp.protocol import ALICE, BOB, Protocol, Step
+from commcomp.protocol.owners import Owner
 
-from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
 from .outputs import ModelRun, run_from_logits
 from .recurrent import split_point
 from .running import take_columns
-from .setup import answer_classes
+from .splits import MessageSpec, Split, find_theorem
+from .transformer import describe_partial_sums, partial_sums_step
+
+A_OWNS, B_OWNS, PUBLIC = Owner.ALICE, Owner.BOB, Owner.PUBLIC
 
 __all__ = ["HybridSplit"]
 
 
-class HybridSplit:
-    """A :class:`~models.transformer.hybrid.Hybrid` run as a three-message protocol for one reduction.
+class HybridSplit(Split):
+    """A :class:`~models.transformer.hybrid.Hybrid` run as a three-message protocol for one reduction
+    (a :class:`~.splits.Split`).
 
     Raises
     ------
@@ -63,9 +67,34 @@ class HybridSplit:
     """
 
     kind = "hybrid"
+    arch_class = "hybrid"
+    simulation = "prefix/suffix, 3 messages"
     rounds = 3
 
-    def __init__(self, model, reduction, n: int):
+    @classmethod
+    def refuse(cls, spec, layers: int, reduction=None) -> None:
+        """A hybrid is split with Alice's prefix and Bob's suffix only."""
+        if reduction is not None and reduction.split != "prefix-suffix":
+            raise UnsupportedSplitError(
+                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
+                f"{reduction.split}; a hybrid is split only with Alice's prefix and Bob's suffix: its "
+                "recurrent layers are causal, so only then do the keys and values at Alice's positions "
+                "depend on her tokens alone (reductions/simulate/hybrid.py)")
+
+    @classmethod
+    def bob_step_text(cls, out: dict) -> str:
+        return out.get("bob_step") or partial_sums_step(out)
+
+    def theorem(self) -> str | None:
+        """The task's hybrid lower bound, else the problem's two-way communication complexity."""
+        return find_theorem(self.reduction, "hybrid", split_words="three messages", rounds=self.rounds)
+
+    def __init__(self, model, reduction, n: int, cot: bool = False):
+        if cot:
+            raise UnsupportedSplitError(
+                "a hybrid with chain of thought needs one (query, partial sums) round per generated token: "
+                "each generated token's state and query depend on both parties; only the hybrid without "
+                "CoT is simulated (three messages)")
         if not hasattr(model, "stack") or not hasattr(model, "finish"):
             raise UnsupportedSplitError("the hybrid split needs a models.transformer.hybrid.Hybrid")
         model._need_prenorm()
@@ -85,8 +114,10 @@ class HybridSplit:
         self.state_bits = int(model.stack.state_bits())
         self.query_bits = int(self.read.size * model.query_bits())
         self.partial_bits = int(model.message_bits(N))
-        self.bits_per_instance = self.state_bits + self.query_bits + int(self.read.size) * self.partial_bits
-        self.classes = answer_classes(reduction, n)
+        self.messages = (MessageSpec(ALICE, BOB, "state", self.state_bits),
+                         MessageSpec(BOB, ALICE, "query", self.query_bits),
+                         MessageSpec(ALICE, BOB, "partial sums", int(self.read.size) * self.partial_bits))
+        self.classes = reduction.answer_classes(n)
 
     # -- inputs of the parties ---------------------------------------------------------------
     def party_inputs(self, encoded, y, group: int = 1):
@@ -133,8 +164,9 @@ class HybridSplit:
         return xp.concat(parts, axis=1)  # (B, N, d)
 
     # -- the protocol ------------------------------------------------------------------------
-    def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
-        """The three-message protocol; Bob's full output (a :class:`ModelRun`) goes to ``sink["bob"]``."""
+    def protocol(self, alice_runner: str = "plain", sink: dict | None = None, observe=None) -> Protocol:
+        """The three-message protocol; Bob's full output (a :class:`ModelRun`) goes to ``sink["bob"]``
+        (one runner: plain)."""
         model, s, N = self.model, self.split_at, self.length
         sink = {} if sink is None else sink
         reads = [int(t) for t in self.read]
@@ -184,8 +216,8 @@ class HybridSplit:
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
 
-        steps = (Step(ALICE, BOB, alice_state, "state"), Step(BOB, ALICE, bob_query, "query"),
-                 Step(ALICE, BOB, alice_partials, "partial sums"))
+        steps = tuple(Step(m.sender, m.receiver, f, m.label)
+                      for m, f in zip(self.messages, (alice_state, bob_query, alice_partials)))
         return Protocol(f"{self.reduction.name}/hybrid/3-message", steps, BOB, bob,
                         "recurrent state, query, partial attention sums (issue 12)")
 
@@ -194,8 +226,9 @@ class HybridSplit:
         return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     # -- the unsplit model ---------------------------------------------------------------------
-    def reference(self, encoded, runner: str = "plain") -> ModelRun:
+    def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
         """The unsplit model's :meth:`~models.transformer.hybrid.Hybrid.forward` at every read position."""
+        self._one_group(group)
         return self._run([self.model.forward(encoded.tokens, output_position=int(o)) for o in self.read])
 
     # -- reading a message -------------------------------------------------------------------
@@ -209,8 +242,6 @@ class HybridSplit:
         if label == "query":
             values, k = self.query_code.decode_rows(arr)[0], model.n_heads * model.d_k
             return [(f"q@{o}", values[i * k:(i + 1) * k].tolist()) for i, o in enumerate(self.read)]
-        from .transformer import describe_partial_sums
-
         return describe_partial_sums(model, arr, self.read, self.partial_bits, self.length, self.grid)
 
     def describe(self) -> str:

@@ -48,11 +48,14 @@ from commcomp.bits import BitRows
 from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.precision import FLOAT64
 from commcomp.protocol import ALICE, BOB, Protocol, Step
+from commcomp.protocol.owners import Owner
 
-from ..base import ALICE as A_OWNS
 from .outputs import ModelRun, run_from_logits
 from .running import take_columns
-from .setup import answer_classes
+from .splits import MessageSpec, Split
+from .transformer import no_cot, one_layer_theorem, refuse_deep_transformer
+
+A_OWNS = Owner.ALICE
 
 __all__ = ["RowAttentionSplit", "is_row_model", "random_row_model", "row_message_bits"]
 
@@ -81,12 +84,13 @@ def random_row_model(reduction, n: int, width: int, heads: int, precision, seed:
         return None
     from models.constructions.qsa import QSARandomUnit
 
-    return QSARandomUnit(dim=answer_classes(reduction, n), q=reduction.task_size(n), width=width,
+    return QSARandomUnit(dim=reduction.answer_classes(n), q=reduction.task_size(n), width=width,
                          heads=heads, precision=precision, seed=seed, length=reduction.length(n))
 
 
-class RowAttentionSplit:
-    """A row-reading attention unit run as a one-way protocol for one reduction at one size.
+class RowAttentionSplit(Split):
+    """A row-reading attention unit run as a one-way protocol for one reduction at one size
+    (a :class:`~.splits.Split`; of the Transformer family: tried before the token Transformer's).
 
     Attributes
     ----------
@@ -112,10 +116,35 @@ class RowAttentionSplit:
     """
 
     kind = "attention-row"
+    arch_class = "transformer"
+    simulation = "one-way, Alice's rows' q, k, v"
     rounds = 1
     exact = True
 
-    def __init__(self, model, reduction, n: int):
+    @classmethod
+    def handles(cls, spec, model=None) -> bool:
+        """A Transformer-class architecture whose model is a row-reading unit."""
+        return spec.arch_class == cls.arch_class and model is not None and is_row_model(model)
+
+    @classmethod
+    def refuse(cls, spec, layers: int, reduction=None) -> None:
+        refuse_deep_transformer(layers)  # the unit is one attention layer
+
+    @classmethod
+    def random_model(cls, reduction, n: int, width: int, heads: int, precision, seed: int):
+        """The random-weight unit for a task whose rows carry real data (qsa); None otherwise."""
+        return random_row_model(reduction, n, width, heads, precision, seed)
+
+    @classmethod
+    def verify_note(cls, out: dict) -> str | None:
+        return ("one round: Alice sends her row's query, key and value, "
+                f"{out['bits_per_message']} bits; Bob attends over all rows")
+
+    def theorem(self) -> str | None:
+        return one_layer_theorem(self.reduction, self.rounds)
+
+    def __init__(self, model, reduction, n: int, cot: bool = False):
+        no_cot(cot)
         if not is_row_model(model) or getattr(model, "n_layers", 1) != 1:
             raise UnsupportedSplitError("only a 1-layer row-reading attention unit (qsa's) is split into "
                                         "Alice's rows' query, key and value")
@@ -127,7 +156,7 @@ class RowAttentionSplit:
         if int(model.length) != N or int(getattr(model, "q", task_n)) != task_n:
             raise InvalidParameterError(f"the unit is built for N = {model.length}, q = {getattr(model, 'q', '?')}"
                                         f"; {reduction.name} at n = {n} needs N = {N}, q = {task_n}")
-        self.classes = answer_classes(reduction, n)
+        self.classes = reduction.answer_classes(n)
         if int(model.d_model_out) < self.classes:
             raise InvalidParameterError(f"the unit has {model.d_model_out} outputs, the task needs "
                                         f"{self.classes}")
@@ -137,8 +166,8 @@ class RowAttentionSplit:
         self.alice_reads = self.read[self.owners[self.read] == A_OWNS]
         self.code = model.precision if model.precision is not None else FLOAT64
         self.heads, self.d_k, self.d_v = int(model.n_heads), int(model.d_k), int(model.d_v)
-        self.bits_per_instance = row_message_bits(self.code.bits, self.heads, self.d_k, self.d_v,
-                                                  self.alice_rows.size, self.alice_reads.size)
+        self.messages = (MessageSpec(ALICE, BOB, "q, k, v", row_message_bits(
+            self.code.bits, self.heads, self.d_k, self.d_v, self.alice_rows.size, self.alice_reads.size)),)
         self.bob_step = (f"Bob computes the keys and values of rows {self.bob_rows.tolist()} himself, "
                          f"puts Alice's at {self.alice_rows.tolist()}, and attends from row(s) "
                          f"{self.read.tolist()} over all {N} rows")
@@ -173,8 +202,8 @@ class RowAttentionSplit:
                 xp.reshape(values[:, k_end:], (B, a, H, self.d_v)))
 
     # -- the protocol ------------------------------------------------------------------------
-    def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
-        """The one-round protocol; Bob's full output goes to ``sink["bob"]``."""
+    def protocol(self, alice_runner: str = "plain", sink: dict | None = None, observe=None) -> Protocol:
+        """The one-round protocol; Bob's full output goes to ``sink["bob"]`` (one runner: plain)."""
         model, sink = self.model, {} if sink is None else sink
         at_alice = np.searchsorted(self.alice_rows, self.alice_reads)  # read rows among Alice's
         # where Bob's attention finds each row: his own rows first, then Alice's (public positions)
@@ -211,16 +240,18 @@ class RowAttentionSplit:
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
 
-        return Protocol(f"{self.reduction.name}/attention-row/1-round", (Step(ALICE, BOB, alice, "q, k, v"),),
-                        BOB, bob, "Alice's rows' query, key and value (theorems.md §8.7)")
+        (qkv,) = self.messages
+        return Protocol(f"{self.reduction.name}/attention-row/1-round",
+                        (Step(qkv.sender, qkv.receiver, alice, qkv.label),), BOB, bob, "Alice's rows' query, key and value (theorems.md §8.7)")
 
     def _run(self, logits) -> ModelRun:
         """A :class:`ModelRun` from the logits at each read position (any namespace)."""
         return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     # -- the unsplit model ---------------------------------------------------------------------
-    def reference(self, encoded, runner: str = "plain") -> ModelRun:
+    def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
         """The unsplit unit's output at the read rows (every row's q, k, v, then the attention)."""
+        self._one_group(group)
         return self._run(self.model.output_rows(encoded.task_batch.features, self.read))
 
     # -- reading a message -------------------------------------------------------------------

@@ -28,12 +28,14 @@ from commcomp.bits import BitRows
 from commcomp.errors import UnsupportedSplitError
 from commcomp.precision import FixedPoint
 from commcomp.protocol import ALICE, BOB, Protocol, Step
+from commcomp.protocol.owners import OWNER_NAMES, Owner
 
-from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC, OWNER_NAMES
 from .outputs import ModelRun, answers_from_logits, cot_spec
 from .running import (flat_rows, generate, group_rows, prefix_tree_run, readout, run_blocks, take_columns,
                       take_rows)
-from .setup import answer_classes
+from .splits import MessageSpec, Split, find_theorem
+
+A_OWNS, B_OWNS, PUBLIC = Owner.ALICE, Owner.BOB, Owner.PUBLIC
 
 __all__ = ["RecurrentSplit", "split_point"]
 
@@ -56,7 +58,7 @@ def split_point(owners) -> int:
     bob = np.nonzero(owners == B_OWNS)[0]
     s = int(alice[-1]) + 1 if alice.size else 0
     if bob.size and bob[0] < s:
-        text = "".join(".AB"[int(o)] for o in owners)
+        text = "".join(Owner(int(o)).letter for o in owners)
         raise UnsupportedSplitError(
             f"a recurrent model is simulated one way (Alice's prefix, then Bob's suffix), but Bob's "
             f"position {int(bob[0])} comes before Alice's position {int(alice[-1])} (owners "
@@ -64,8 +66,8 @@ def split_point(owners) -> int:
     return s
 
 
-class RecurrentSplit:
-    """A recurrent model run as a one-way protocol for one reduction at one size.
+class RecurrentSplit(Split):
+    """A recurrent model run as a one-way protocol for one reduction at one size (a :class:`~.splits.Split`).
 
     Parameters
     ----------
@@ -84,7 +86,33 @@ class RecurrentSplit:
     """
 
     kind = "recurrent"
+    arch_class = "recurrent"
+    simulation = "one-way, state"
+    runners = ("plain", "prefix-tree")
+    groups_by_x = True
+    state_message = True
     rounds = 1
+
+    @classmethod
+    def refuse(cls, spec, layers: int, reduction=None) -> None:
+        """A recurrent model is split one way only: the reduction must give Alice a prefix."""
+        if reduction is not None and reduction.split != "prefix-suffix":
+            raise UnsupportedSplitError(
+                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
+                f"{reduction.split}, but a recurrent model is "
+                "simulated one way only: Alice must hold a prefix and Bob the suffix"
+                + (" (a bounded Dyck language is regular, so an interleaved split would prove nothing "
+                   "for RNNs)" if reduction.split == "interleaved-partition" else ""))
+
+    @classmethod
+    def bob_step_text(cls, out: dict) -> str:
+        cont = out["continuation"]
+        span = f"{cont['positions'][0]}..{cont['positions'][-1]}" if cont["positions"] else "(none)"
+        return f"Bob decodes the state and continues over positions {span}: " + " ".join(cont["tokens"])
+
+    def theorem(self) -> str | None:
+        """The reduction's own theorem (its ``source``, a catalogue entry)."""
+        return find_theorem(self.reduction, self.model.arch, own_source=True)
 
     def __init__(self, model, reduction, n: int, cot: bool = False):
         self.model, self.reduction, self.n = model, reduction, int(n)
@@ -102,8 +130,8 @@ class RecurrentSplit:
         if self.cot is not None and self.read.tolist() != [self.length - 1]:
             raise UnsupportedSplitError("a chain of thought starts after the last position, which must be "
                                         "the only read position")
-        self.classes = answer_classes(reduction, n, cot)  # the first logits read (a larger readout is fine)
-        self.bits_per_instance = int(model.state_bits())
+        self.classes = reduction.answer_classes(n, cot)  # the first logits read (a larger readout is fine)
+        self.messages = (MessageSpec(ALICE, BOB, "state", int(model.state_bits())),)
 
     # -- inputs of the parties ---------------------------------------------------------------
     def party_inputs(self, encoded, y, group: int = 1):
@@ -168,8 +196,9 @@ class RecurrentSplit:
             answers = self.reduction.decode(run.answers, y.reshape((Bx * G,) + y.shape[2:]))
             return answers.reshape(Bx, G)
 
+        (state,) = self.messages
         return Protocol(f"{self.reduction.name}/{model.arch}/one-way",
-                        (Step(ALICE, BOB, alice, "state"),), BOB, bob,
+                        (Step(state.sender, state.receiver, alice, state.label),), BOB, bob,
                         "Alice runs her prefix and sends the state; Bob continues (theorems.md §8.1)")
 
     def _continue(self, state, suffix, public_prefix, public_positions, state_rows=None) -> ModelRun:
@@ -258,8 +287,8 @@ class RecurrentSplit:
         return self._finish(state, outs)
 
     # -- reading a message -------------------------------------------------------------------
-    def describe_message(self, rows: BitRows, b: int = 0) -> list[tuple[str, list[float]]]:
-        """The numbers in instance ``b``'s message: ``[(state array name, values), ...]``."""
+    def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None) -> list[tuple[str, list[float]]]:
+        """The numbers in instance ``b``'s message (its one message, the state): ``[(state array name, values), ...]``."""
         state = self.model.bits_to_state(BitRows(rows.array[b:b + 1, ...]))
         return [(k, to_numpy(v).reshape(-1).astype(float).tolist()) for k, v in state.items()]
 

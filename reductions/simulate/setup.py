@@ -3,10 +3,9 @@
 :func:`prepare` turns the names users type (task, architecture, precision, ...) into a
 :class:`Simulation`: the reduction and its problem at size n, a model (random weights, a
 construction, a saved file, or a ready model object), and the split that runs the model as a
-protocol (:class:`~reductions.simulate.recurrent.RecurrentSplit`,
-:class:`~reductions.simulate.transformer.TransformerSplit`, :class:`~reductions.simulate.hybrid.HybridSplit`
-for a hybrid, or for qsa's row-reading attention unit :class:`~reductions.simulate.qsa.RowAttentionSplit`). Architectures with no protocol of
-bounded cost are refused here, before any model is built.
+protocol (a :class:`~reductions.simulate.splits.Split`, chosen through
+:mod:`reductions.simulate.registry`). Architectures with no protocol of bounded cost are refused
+there, before any model is built.
 
 Examples
 --------
@@ -24,13 +23,15 @@ import numpy as np
 
 from commcomp.architectures import get_architecture
 from commcomp.backend import backend_name, namespace, namespace_of
-from commcomp.errors import InvalidParameterError, UnknownNameError, UnsupportedSplitError
+from commcomp.errors import InvalidParameterError
 from commcomp.limits import MAX_HEADS, MAX_LAYERS, MAX_N, MAX_WIDTH, check_int, check_seed
 from commcomp.precision import Precision, parse_precision
 from commcomp.problems import Problem, get_problem
 
 from ..base import Reduction
 from ..registry import get_reduction
+from .registry import make_split, model_options, random_model, refuse_unsplittable
+from .splits import Split
 
 __all__ = ["Simulation", "prepare", "refuse_unsplittable", "answer_classes", "MAX_N", "DEFAULT_WIDTH",
            "format_input", "parse_input", "check_weights_file"]
@@ -57,8 +58,8 @@ class Simulation:
     seed : int
     cot : bool
         Bob generates a chain of thought (IsTree) after the input.
-    split : RecurrentSplit, TransformerSplit or RowAttentionSplit
-        The protocol that runs the model split between Alice and Bob.
+    split : Split
+        The protocol that runs the model split between Alice and Bob (:mod:`.splits`).
     """
 
     reduction: Reduction
@@ -74,7 +75,7 @@ class Simulation:
     weights: str
     seed: int
     cot: bool
-    split: object
+    split: Split
 
     @property
     def task(self):
@@ -99,14 +100,12 @@ class Simulation:
         """Bits any protocol of this shape must send (exact, commcomp.problems): D^{A->B}(f) at n for
         one-way protocols, D(f) - 1 for protocols of two or more messages (Bob alone learns the
         answer; :func:`commcomp.bounds.protocol_lower_bound_bits`)."""
-        from commcomp.bounds.per_task import protocol_lower_bound_bits
-
-        return protocol_lower_bound_bits(self.problem.name, self.n, int(self.split.rounds))
+        return self.split.lower_bound().bits
 
     @property
-    def theorem(self) -> str:
-        """Catalogue id of the lower bound this simulation makes concrete."""
-        return _theorem_id(self.reduction, self.split.kind, self.one_way)
+    def theorem(self) -> str | None:
+        """Catalogue id of the lower bound this simulation makes concrete (:meth:`Split.theorem`)."""
+        return self.split.lower_bound().theorem
 
     def describe(self) -> dict:
         return {"task": self.task.name, "problem": self.problem.name, "arch": self.arch, "n": self.n,
@@ -114,86 +113,9 @@ class Simulation:
                 "heads": self.heads}
 
 
-def _theorem_id(reduction: Reduction, kind: str, one_way: bool) -> str:
-    if kind == "recurrent":
-        return reduction.source
-    if kind == "hybrid":
-        try:
-            from commcomp.bounds import list_bounds
-
-            rows = [b.id for b in list_bounds(task=reduction.task_name, arch="hybrid", kind="lower")
-                    if b.problem == reduction.problem]
-        except (ImportError, UnknownNameError):  # pragma: no cover - the catalogue is optional here
-            rows = []
-        standard = {"index": "CC-INDEX-2way", "equality": "CC-EQ", "disjointness": "CC-DISJ",
-                    "inner-product": "CC-IP2"}
-        return rows[0] if rows else standard.get(reduction.problem, "CC-" + reduction.problem.upper())
-    try:
-        from commcomp.bounds import list_bounds
-
-        rows = [b for b in list_bounds(task=reduction.task_name, arch="transformer", layers=1, kind="lower")
-                if b.problem in (reduction.problem, None) and not b.randomized]
-    except (ImportError, UnknownNameError):  # pragma: no cover - the catalogue is optional here
-        rows = []
-    wanted = "one-way" if one_way else "two-round"
-    exact = [b for b in rows if b.problem == reduction.problem and wanted in (b.split or "")]
-    if exact:
-        return exact[0].id
-    return "BHBK-Bool-LB-1TF-1W" if one_way else "BHBK-Bool-LB-1TF-2R"
-
-
-def refuse_unsplittable(arch: str, layers: int, reduction: Reduction | None = None) -> None:
-    """Raise :class:`UnsupportedSplitError` for architectures with no protocol of bounded cost.
-
-    Examples
-    --------
-    >>> refuse_unsplittable("transformer", 2)
-    Traceback (most recent call last):
-    ...
-    commcomp.errors.UnsupportedSplitError: a 2-layer Transformer cannot be split at bounded cost: ...
-    """
-    spec = get_architecture(arch)
-    if spec.name == "hybrid":
-        if reduction is not None and reduction.split != "prefix-suffix":
-            raise UnsupportedSplitError(
-                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
-                f"{reduction.split}; a hybrid is split only with Alice's prefix and Bob's suffix: its "
-                "recurrent layers are causal, so only then do the keys and values at Alice's positions "
-                "depend on her tokens alone (reductions/simulate/hybrid.py)")
-        return
-    if spec.name == "transformer" and int(layers) != 1:
-        raise UnsupportedSplitError(
-            f"a {layers}-layer Transformer cannot be split at bounded cost: the top layer's attention "
-            "reads layer-1 outputs at every position, each of which attends over both parties' "
-            "positions, so partial sums no longer add up (BHBK's depth separation); only 1-layer "
-            "Transformers are simulated (theorems.md §8.3)")
-    if spec.arch_class not in ("recurrent", "transformer"):
-        raise UnsupportedSplitError(f"{spec.name} ({spec.arch_class}) has no protocol simulation")
-    if reduction is not None and spec.arch_class == "recurrent" and reduction.split != "prefix-suffix":
-        raise UnsupportedSplitError(
-            f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
-            f"{reduction.split}, but a recurrent model is "
-            "simulated one way only: Alice must hold a prefix and Bob the suffix"
-            + (" (a bounded Dyck language is regular, so an interleaved split would prove nothing "
-               "for RNNs)" if reduction.split == "interleaved-partition" else ""))
-
-
 def answer_classes(reduction: Reduction, n: int, cot: bool = False) -> int:
-    """Readout outputs a model needs: 2 for bool answers, the alphabet for symbols, the vector's
-    dimension for vector answers, the vocabulary for a chain of thought (a language-model head)."""
-    task, task_n = reduction.task, reduction.task_size(n)
-    if cot:
-        return task.vocab_size(task_n)
-    if task.answer_kind == "bool":
-        return 2
-    if task.answer_kind == "symbol":
-        for attr in ("alphabet", "values"):
-            if isinstance(getattr(task, attr, None), int):
-                return int(getattr(task, attr))
-        return task.vocab_size(task_n)
-    problem = get_problem(reduction.problem)
-    x, y = problem.sample(n, 1, np.random.default_rng(0))
-    return int(reduction.task_answers(reduction.encode(x, y, n)).shape[-1])
+    """Readout outputs a model needs: :meth:`Reduction.answer_classes <reductions.base.Reduction.answer_classes>`."""
+    return reduction.answer_classes(n, cot)
 
 
 def _check_int(value, name: str, low: int, high: int | None = None) -> int:
@@ -202,18 +124,13 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
 
 def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, cot):
     task_n = reduction.task_size(n)
-    vocab, classes = reduction.task.vocab_size(task_n), answer_classes(reduction, n, cot)
+    vocab, classes = reduction.task.vocab_size(task_n), reduction.answer_classes(n, cot)
     spec = get_architecture(arch)
-    hyper = {}
-    if spec.name == "transformer":
-        hyper["max_len"] = max(4096, reduction.length(n))
+    hyper = model_options(spec, reduction, n)
     if weights == "random":
-        if spec.name == "transformer":  # a task whose rows carry real data (qsa) runs a row-reading unit
-            from .qsa import random_row_model
-
-            unit = random_row_model(reduction, n, width, heads, precision, seed)
-            if unit is not None:
-                return unit
+        own = random_model(spec, reduction, n, width, heads, precision, seed)  # qsa's row unit
+        if own is not None:
+            return own
         from models.registry import build_model
 
         return build_model(spec.name, vocab_size=vocab, width=width, n_outputs=classes, layers=layers,
@@ -230,7 +147,7 @@ def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, c
     if not path.is_file():
         raise InvalidParameterError(f"--weights must be random, construction or an existing .npz file; "
                                     f"{weights!r} is none of these")
-    from models.common import load_model
+    from models.files import load_model
 
     # the Precision object itself, so that its saturation counter is the one the run reports
     return load_model(path, precision=precision)
@@ -244,7 +161,7 @@ def check_weights_file(path, arch, reduction, n, cot=False, width=None, layers=N
     info = read_model_info(path)
     task_n = reduction.task_size(n)
     check_model_file(info, arch=arch, vocab_size=reduction.task.vocab_size(task_n),
-                     n_outputs=answer_classes(reduction, n, cot), task=reduction.task_name, n=n, task_n=task_n,
+                     n_outputs=reduction.answer_classes(n, cot), task=reduction.task_name, n=n, task_n=task_n,
                      length=reduction.length(n), width=width, layers=layers, heads=heads)
     return info
 
@@ -254,7 +171,7 @@ def _check_model(model, reduction, n, cot):
     vocab = reduction.task.vocab_size(task_n)
     if getattr(model, "vocab_size", vocab) < vocab:
         raise InvalidParameterError(f"the model reads {model.vocab_size} token ids, the task needs {vocab}")
-    classes = answer_classes(reduction, n, cot)
+    classes = reduction.answer_classes(n, cot)
     if getattr(model, "n_outputs", classes) < classes:
         raise InvalidParameterError(f"the model has {model.n_outputs} outputs, the task needs {classes}")
 
@@ -345,7 +262,7 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
         width, layers, heads = info.width, info.layers, info.heads
     layers = _check_int(1 if layers is None else layers, "layers", 1, MAX_LAYERS)
     heads = _check_int(1 if heads is None else heads, "heads", 1, MAX_HEADS)
-    refuse_unsplittable(spec.name, layers, reduction)
+    refuse_unsplittable(spec, layers, reduction, model)
     if model is None:
         width = _check_int(DEFAULT_WIDTH if width is None else width, "width", 1, MAX_WIDTH)
         if spec.width_multiple_of == "heads" and width % heads:
@@ -358,28 +275,8 @@ def prepare(task, arch=None, n=8, precision="float32", *, width=None, layers=Non
     if weights != "random":  # a construction or a file sets its own sizes
         width = _model_width(model, width)
         layers, heads = int(getattr(model, "n_layers", layers)), int(getattr(model, "n_heads", heads))
-        refuse_unsplittable(spec.name, layers, reduction)
-    if spec.arch_class == "recurrent":
-        from .recurrent import RecurrentSplit
-
-        split = RecurrentSplit(model, reduction, n, cot=cot)
-    elif spec.name == "hybrid":
-        if cot:
-            raise UnsupportedSplitError(
-                "a hybrid with chain of thought needs one (query, partial sums) round per generated token: "
-                "each generated token's state and query depend on both parties; only the hybrid without "
-                "CoT is simulated (three messages)")
-        from .hybrid import HybridSplit
-
-        split = HybridSplit(model, reduction, n)
-    else:
-        if cot:
-            raise InvalidParameterError("chain of thought is simulated for recurrent models only")
-        from .qsa import RowAttentionSplit, is_row_model
-        from .transformer import TransformerSplit
-
-        # a row-reading unit (qsa) whose output row Alice holds: she sends that row's q, k, v (§8.7)
-        split = (RowAttentionSplit if is_row_model(model) else TransformerSplit)(model, reduction, n)
+        refuse_unsplittable(spec, layers, reduction, model)
+    split = make_split(spec, model, reduction, n, cot)
     return Simulation(reduction, prob, n, reduction.task_size(n), model, spec.name, width, layers, heads,
                       precision, str(weights), int(seed), bool(cot), split)
 

@@ -28,20 +28,52 @@ import numpy as np
 
 from commcomp.backend import namespace_of, to_numpy
 from commcomp.bits import BitRows
-from commcomp.errors import UnsupportedSplitError
+from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.precision import FLOAT64
 from commcomp.protocol import ALICE, BOB, Protocol, Step
+from commcomp.protocol.owners import Owner
 
-from ..base import ALICE as A_OWNS, BOB as B_OWNS, PUBLIC
 from .outputs import ModelRun, run_from_logits
 from .running import scatter_columns, take_columns
-from .setup import answer_classes
+from .splits import MessageSpec, Split, find_theorem
 
-__all__ = ["TransformerSplit"]
+__all__ = ["TransformerSplit", "refuse_deep_transformer", "no_cot", "one_layer_theorem", "partial_sums_step"]
+
+A_OWNS, B_OWNS, PUBLIC = Owner.ALICE, Owner.BOB, Owner.PUBLIC
 
 
-class TransformerSplit:
-    """A 1-layer Transformer run as a one- or two-round protocol for one reduction at one size.
+def refuse_deep_transformer(layers: int) -> None:
+    """Raise :class:`UnsupportedSplitError` unless ``layers == 1``: only a 1-layer Transformer splits."""
+    if int(layers) != 1:
+        raise UnsupportedSplitError(
+            f"a {layers}-layer Transformer cannot be split at bounded cost: the top layer's attention "
+            "reads layer-1 outputs at every position, each of which attends over both parties' "
+            "positions, so partial sums no longer add up (BHBK's depth separation); only 1-layer "
+            "Transformers are simulated (theorems.md §8.3)")
+
+
+def no_cot(cot: bool) -> None:
+    """Raise :class:`InvalidParameterError` for a chain of thought (simulated for recurrent models only)."""
+    if cot:
+        raise InvalidParameterError("chain of thought is simulated for recurrent models only")
+
+
+def one_layer_theorem(reduction, rounds: int) -> str | None:
+    """The 1-layer Transformer lower bound for a protocol of ``rounds`` (one-way or two-round)."""
+    return find_theorem(reduction, "transformer", layers=1, split_words="one-way" if rounds == 1 else "two-round",
+                        rounds=rounds)
+
+
+def partial_sums_step(out: dict) -> str:
+    """Bob's step after partial attention sums, in words, from a ``simulate`` JSON."""
+    cont = out["continuation"]
+    return (f"Bob adds his partial sums over positions {cont['positions']} (" + " ".join(cont["tokens"])
+            + ") and finishes the layer")
+
+
+class TransformerSplit(Split):
+    """A 1-layer Transformer run as a one- or two-round protocol for one reduction at one size
+    (a :class:`~.splits.Split`).
 
     Attributes
     ----------
@@ -61,8 +93,27 @@ class TransformerSplit:
     """
 
     kind = "transformer"
+    arch_class = "transformer"
+    simulation = "partition, 1 layer only"
+    partial_sums_message = True
 
-    def __init__(self, model, reduction, n: int):
+    @classmethod
+    def refuse(cls, spec, layers: int, reduction=None) -> None:
+        refuse_deep_transformer(layers)
+
+    @classmethod
+    def model_options(cls, reduction, n: int) -> dict:
+        return {"max_len": max(4096, reduction.length(n))}
+
+    @classmethod
+    def bob_step_text(cls, out: dict) -> str:
+        return out.get("bob_step") or partial_sums_step(out)
+
+    def theorem(self) -> str | None:
+        return one_layer_theorem(self.reduction, self.rounds)
+
+    def __init__(self, model, reduction, n: int, cot: bool = False):
+        no_cot(cot)
         if not hasattr(model, "partial") or getattr(model, "n_layers", 0) != 1:
             raise UnsupportedSplitError(
                 f"only a 1-layer Transformer splits into partial attention sums; this model has "
@@ -97,8 +148,9 @@ class TransformerSplit:
         self.query_bits = model.query_bits()
         self.partial_bits = model.message_bits(N)
         n_bob = sum(m == "bob" for m in self.modes.values())
-        self.bits_per_instance = int(n_bob * self.query_bits + self.read.size * self.partial_bits)
-        self.classes = answer_classes(reduction, n)
+        self.messages = ((MessageSpec(BOB, ALICE, "query", int(n_bob * self.query_bits)),) if n_bob else ()) + \
+            (MessageSpec(ALICE, BOB, "partial sums", int(self.read.size * self.partial_bits)),)
+        self.classes = reduction.answer_classes(n)
 
     def _constant_tokens(self) -> dict:
         """The reduction's fixed tokens at Bob's read positions (public knowledge: the same for
@@ -116,7 +168,7 @@ class TransformerSplit:
         Bob's query depends on his y, so every instance has its own transcript.) The tokens stay on
         their namespace (device tokens: columns taken there)."""
         if group != 1:
-            raise ValueError("the Transformer protocol runs one instance per row (group = 1)")
+            raise ValueError("the Transformer protocol runs one instance per row (group = 1)")  # Bob's query: per y
         tokens = encoded.tokens
         a_pos = np.nonzero(self.owners == A_OWNS)[0]
         b_pos = np.nonzero((self.owners == B_OWNS) | (self.owners == PUBLIC))[0]
@@ -133,8 +185,8 @@ class TransformerSplit:
         return scatter_columns(tokens, positions, self.length)
 
     # -- the protocol ------------------------------------------------------------------------
-    def protocol(self, sink: dict | None = None, observe=None, **_ignored) -> Protocol:
-        """The one- or two-round protocol; Bob's full output goes to ``sink["bob"]``."""
+    def protocol(self, alice_runner: str = "plain", sink: dict | None = None, observe=None) -> Protocol:
+        """The one- or two-round protocol; Bob's full output goes to ``sink["bob"]`` (one runner: plain)."""
         model, N = self.model, self.length
         sink = {} if sink is None else sink
         bob_reads = [o for o, m in self.modes.items() if m == "bob"]
@@ -198,8 +250,8 @@ class TransformerSplit:
             sink["bob"] = run
             return self.reduction.decode(run.answers, own["y"])
 
-        steps = ((Step(BOB, ALICE, bob_query, "query"),) if bob_reads else ()) + \
-            (Step(ALICE, BOB, alice, "partial sums"),)
+        sends = (bob_query, alice) if bob_reads else (alice,)
+        steps = tuple(Step(m.sender, m.receiver, f, m.label) for m, f in zip(self.messages, sends))
         return Protocol(f"{self.reduction.name}/transformer-1/{self.rounds}-round", steps, BOB, bob,
                         "partial attention sums (theorems.md §8.3)")
 
@@ -208,8 +260,9 @@ class TransformerSplit:
         return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     # -- the unsplit model ---------------------------------------------------------------------
-    def reference(self, encoded, runner: str = "plain") -> ModelRun:
+    def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
         """The unsplit model's forward pass at every read position."""
+        self._one_group(group)
         tokens = encoded.tokens
         return self._run([self.model.forward(tokens, output_position=int(o)) for o in self.read])
 

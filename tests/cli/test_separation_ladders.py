@@ -70,7 +70,7 @@ def test_witness_check_finds_one_below_the_bound_and_none_above():
 
 
 def test_witness_check_takes_a_weights_file(tmp_path):
-    from models.common import save_model
+    from models.files import save_model
     from models.registry import build_model
     from reductions.registry import get_reduction
 
@@ -192,7 +192,7 @@ def test_bad_input_is_one_line(capsys):
 
 
 def test_cli_weights_file_goes_to_check_b(tmp_path, capsys):
-    from models.common import save_model
+    from models.files import save_model
     from models.registry import build_model
     from reductions.registry import get_reduction
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 import cli
-from models.common import load_model
+from models.files import load_model
 from models.constructions import get_construction
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from commcomp.errors import InvalidParameterError, UnknownNameError
-from models.common import load_model, save_model
+from models.files import load_model, save_model
 from models.constructions import (CONSTRUCTIONS, Construction, build_construction, get_construction,
                                   import_errors, list_constructions)
 

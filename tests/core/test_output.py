@@ -120,7 +120,7 @@ def test_require_module():
 
 
 def test_model_file_written_atomically_loads_back(tmp_path):
-    from models.common import load_model
+    from models.files import load_model
 
     path = tmp_path / "m.npz"
     assert cli.main(["construct", "index-lookup", "--n", "4", "--check", "0", "--out", str(path)]) == 0
@@ -132,7 +132,7 @@ def test_construct_model_to_stdout_keeps_the_summary_off_it(tmp_path):
     import subprocess
     import sys
 
-    from models.common import load_model
+    from models.files import load_model
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     done = subprocess.run([sys.executable, os.path.join(root, "cli.py"), "construct", "index-lookup", "--n", "4",

@@ -110,7 +110,7 @@ def test_precision_rounds_the_state_and_the_outputs():
 
 
 def test_save_load_round_trip(tmp_path):
-    from models.common import load_model, save_model
+    from models.files import load_model, save_model
 
     for model in (perturbed(build_hybrid(vocab_size=5, width=4, n_outputs=2, layers=2, heads=2,
                                          seed=5, precision="fixed:16:8")),

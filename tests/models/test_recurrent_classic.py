@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from commcomp.errors import InvalidParameterError
-from models.common import load_model, save_model
+from models.files import load_model, save_model
 from models.recurrent import ElmanLayer, GRULayer, LSTMLayer
 from models.registry import build_model
 

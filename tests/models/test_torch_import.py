@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import cli
-from models.common import load_model
+from models.files import load_model
 from models.torch_import import TorchImportError, model_from_state_dict
 from reductions.importing import import_torch, torch_difference
 from reductions.simulate import verify

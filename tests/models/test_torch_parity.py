@@ -88,7 +88,7 @@ def test_embedding_and_readout_from_a_bigger_module():
 
 
 def test_loaded_model_saves_and_loads(tmp_path):
-    from models.common import load_model, save_model
+    from models.files import load_model, save_model
 
     arrays = _load_fixtures()
     case = [c for c in _cases(arrays) if c["name"] == "rnn_relu_deep"][0]

@@ -239,7 +239,7 @@ def test_a_hand_built_index_lookup_model_from_zeros_is_exact_on_every_input():
 # ---------------------------------------------------------------- weights, files, errors
 @pytest.mark.parametrize("cfg", CONFIGS[:4])
 def test_save_load_round_trip_is_bit_exact(tmp_path, cfg):
-    from models.common import load_model, save_model
+    from models.files import load_model, save_model
 
     model = small_model(2, **cfg).with_precision("fixed:16:8")
     tokens = np.random.default_rng(3).integers(0, 7, size=(4, 10))

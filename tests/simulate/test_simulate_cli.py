@@ -104,7 +104,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv):
 
 
 def test_weights_from_a_file(capsys, tmp_path):
-    from models.common import save_model
+    from models.files import save_model
     from models.registry import build_model
 
     path = save_model(build_model("gru", vocab_size=6, width=3, n_outputs=2, seed=5), tmp_path / "gru.npz")

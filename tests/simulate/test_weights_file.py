@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import cli
-from models.common import ModelFileError, save_model
+from models.files import ModelFileError, save_model
 from models.registry import build_model
 from reductions.registry import get_reduction
 from reductions.simulate import verify

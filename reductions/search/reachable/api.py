@@ -26,6 +26,7 @@ from fractions import Fraction
 from commcomp.errors import CommcompError, InvalidParameterError, UnsupportedSplitError
 
 from ...simulate.setup import prepare
+from ..confirm import confirm_witness
 from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_additions, index_correct_count,
                        is_index_problem)
 from .engine import DEFAULT_MAX_BYTES, DEFAULT_MAX_STATES, explore
@@ -43,11 +44,11 @@ class ReachableFallback(CommcompError):
 
 def explore_sim(sim, max_states=None, max_bytes=None, progress=None):
     """:func:`~.engine.explore` that raises :class:`ReachableFallback` instead of stopping short."""
-    if sim.split.kind == "transformer":
+    if sim.split.partial_sums_message:
         raise ReachableFallback(f"a {sim.split.rounds}-round Transformer split: complete searches run on the "
                                 "one-round split's partial sums (a two-round reply depends on Bob's query)"
                                 if sim.split.rounds == 2 else "the partial sums are not exact (no precision)")
-    if sim.split.kind != "recurrent":
+    if not sim.split.state_message:
         raise ReachableFallback(f"the engine runs one-way recurrent splits; this is a {sim.split.kind} split")
     if sim.cot:
         raise ReachableFallback("Bob's chain of thought is not analysed over reachable states")
@@ -78,8 +79,6 @@ def _levels(reach) -> dict:
 
 def _witness(sim, reach, seed: int) -> dict:
     """The complete witness search over the final classes (module docstring of .separate)."""
-    from ..witness import confirm_witness
-
     out = {"method": "reachable-states", "fallback": None, "tried": reach.total_inputs, "complete": True,
            "rows_pairwise_distinct": rows_pairwise_distinct(sim.problem)}
     if reach.injective:
@@ -104,7 +103,7 @@ def _witness(sim, reach, seed: int) -> dict:
 def reachable_witness(sim, *, max_states=None, max_bytes=None, budget=None) -> dict:
     """The ``witness`` JSON from the reachable states (raises :class:`ReachableFallback`): of the
     one-way recurrent split, or of the one-round 1-layer Transformer split's exact partial sums."""
-    if sim.split.kind == "transformer" and sim.split.rounds == 1 and sim.split.exact:
+    if sim.split.partial_sums_message and sim.split.rounds == 1 and sim.split.exact:
         return _transformer_witness(sim, max_states, budget)
     reach = explore_sim(sim, max_states, max_bytes)
     out = _header(sim)
@@ -173,7 +172,7 @@ def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> 
                 "faithful": faithful / instances, "faithful_count": faithful, "exact": True,
                 "max_abs_difference": table.max_abs_difference, "correct": counts[0] / instances,
                 "correct_count": counts[0], "correct_fraction": str(Fraction(counts[0], instances)),
-                "model_correct_count": counts[1], "protocol_rounds": 1, "split_kind": "recurrent",
+                "model_correct_count": counts[1], "protocol_rounds": sim.split.rounds, "split_kind": sim.split.kind,
                 "representatives_match": bool(table.representatives_match.all()),
                 "saturations": sim.precision.saturations.count - saturations0,
                 "seconds_protocol": t1 - start, "seconds_reference": time.perf_counter() - t1})
@@ -209,14 +208,14 @@ def reachable_analysis(task, arch=None, n=8, precision="float32", *, width=None,
     start = time.perf_counter()
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, model=model, backend=backend)
-    if sim.split.kind == "transformer":  # the 1-layer Transformer: Alice's exact partial sums
+    if sim.split.partial_sums_message:  # the 1-layer Transformer: Alice's exact partial sums
         from .transformer import partial_sums_of
 
         out = _header(sim)
         out.update(partial_sums_of(sim, max_states or DEFAULT_MAX_STATES))
         out.update({"method": "reachable-states", "seconds": time.perf_counter() - start})
         return out
-    if sim.split.kind != "recurrent":
+    if not sim.split.state_message:
         raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent and 1-layer "
                                     f"Transformer splits, not {sim.split.kind}")
     reach = explore(sim, max_states=max_states or DEFAULT_MAX_STATES, max_bytes=max_bytes or DEFAULT_MAX_BYTES,

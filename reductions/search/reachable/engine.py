@@ -229,7 +229,7 @@ def explore(sim, *, max_states: int = DEFAULT_MAX_STATES, max_bytes: int = DEFAU
         For a split that is not one-way recurrent, a chain of thought, or an encoding of x that
         is not one bit per position (:class:`~.letters.NotPositionwiseError`).
     """
-    if sim.split.kind != "recurrent":
+    if not sim.split.state_message:
         raise UnsupportedSplitError(f"the reachable-states engine runs one-way recurrent splits, not "
                                     f"{sim.split.kind}")
     layout = alice_letters(sim.reduction, sim.n, sim.seed) if layout is None else layout

@@ -34,9 +34,9 @@ __all__ = ["alice_trajectory"]
 def alice_trajectory(sim, tokens) -> list[dict]:
     """The state after each of Alice's positions ``0..split_at-1`` for one token row ``(N,)``."""
     split = sim.split
-    if getattr(split, "kind", None) == "transformer" and split.exact:
+    if split.partial_sums_message and split.exact:
         return _partial_sums_trajectory(sim, tokens)
-    if getattr(split, "kind", None) != "recurrent":
+    if not split.state_message:
         return []
     model, vocab = sim.model, sim.task.vocabulary(sim.task_n)
     tokens = np.asarray(tokens).reshape(-1)

@@ -39,6 +39,7 @@ from commcomp.errors import UnsupportedSplitError
 
 from ...base import ALICE
 from ...simulate.setup import prepare
+from ..confirm import confirm_witness
 from .letters import AliceLetters, probe_positions
 from commcomp.problems.separate import separating_y
 
@@ -152,7 +153,7 @@ def partial_sums_of(sim, max_states: int = 1 << 15) -> dict:
     """:func:`reachable_partial_sums` for a prepared simulation."""
     seed = sim.seed
     split = sim.split
-    if split.kind != "transformer" or not split.exact:
+    if not split.partial_sums_message or not split.exact:
         raise UnsupportedSplitError("partial sums are explored for the exact 1-layer Transformer split "
                                     "(a precision set)")
     positions = np.nonzero(split.owners == ALICE)[0]
@@ -218,8 +219,6 @@ def _finish_matches(sim, reps, ys) -> bool:
 
 def _witness(sim, layout, merges, y, unread) -> dict:
     """A witness from the first merges (one round: any separating y; two rounds: this query's y)."""
-    from ..witness import confirm_witness
-
     pairs = []
     for i in unread:
         x2 = np.zeros(sim.n, np.uint8)
