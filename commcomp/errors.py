@@ -17,6 +17,10 @@ class InvalidParameterError(CommcompError, ValueError):
     """A numeric parameter is out of range (N < 1, p out of range, heads < 1, ...)."""
 
 
+class SweepSpecError(InvalidParameterError):
+    """A sweep file or command line is malformed (missing file, unknown key, bad axis, bad value)."""
+
+
 class UnknownNameError(CommcompError, KeyError):
     """A registry lookup failed (unknown task, architecture, problem, theorem, precision)."""
 

@@ -38,7 +38,11 @@ def import_graph(root: pathlib.Path, packages) -> nx.DiGraph:
                     mod = ".".join(base + ([node.module] if node.module else []))
                 else:
                     mod = node.module
-                targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
+                # ``from pkg import sub`` needs the submodule; the package itself only for names it defines
+                subs = [f"{mod}.{a.name}" for a in node.names]
+                targets = [t for t in subs if t in files]
+                if len(targets) < len(subs):
+                    targets.append(mod)
             else:
                 continue
             graph.add_edges_from((name, t) for t in targets if t in files and t != name)
@@ -62,3 +66,13 @@ def test_the_scan_sees_a_circle_through_a_function_import(tmp_path):
     (pkg / "b.py").write_text("from commcomp.a import f\ng = f\n")
     (pkg / "c.py").write_text("from . import a\n")  # a package importing its submodule: no circle
     assert circles(import_graph(tmp_path, ("commcomp",)), ("commcomp",)) == [["commcomp.a", "commcomp.b"]]
+
+
+def test_a_submodule_imported_from_its_package_is_no_circle_but_a_name_of_the_package_is(tmp_path):
+    pkg = tmp_path / "commcomp"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .d import h\nfrom .e import k\nvalue = 1\n")
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "d.py").write_text("from . import a\nh = a.x\n")  # needs a, not the package's names
+    (pkg / "e.py").write_text("from . import value\nk = value\n")  # needs the package: a real circle
+    assert circles(import_graph(tmp_path, ("commcomp",)), ("commcomp",)) == [["commcomp", "commcomp.e"]]

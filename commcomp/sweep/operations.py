@@ -49,7 +49,7 @@ from typing import Callable
 
 import numpy as np
 
-from commcomp.errors import InvalidParameterError, UnknownNameError
+from commcomp.errors import InvalidParameterError, SweepSpecError, UnknownNameError
 from commcomp.jsonable import jsonable
 
 from . import library_ops as _lib
@@ -133,8 +133,6 @@ class Operation:
 
     def check_names(self, names) -> None:
         """Raise when a required parameter is missing or a name is unknown to the operation."""
-        from .spec import SweepSpecError
-
         names = set(names)
         missing = [r for r in self.required if r not in names]
         if missing:

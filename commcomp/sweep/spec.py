@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from commcomp.errors import CommcompError, InvalidParameterError
+from commcomp.errors import CommcompError, InvalidParameterError, SweepSpecError
 from commcomp.limits import MAX_SEED, MAX_SWEEP_POINTS, check_int
 
 __all__ = ["SweepSpec", "SweepSpecError", "load_spec", "spec_from_mapping", "parse_axis_text",
@@ -49,10 +49,6 @@ __all__ = ["SweepSpec", "SweepSpecError", "load_spec", "spec_from_mapping", "par
 RESERVED_NAMES = ("seed",)  # the per-point seed is derived, never a parameter; use [sweep] seed / repeats
 _SWEEP_KEYS = {"name", "operation", "op", "seed", "repeats", "db", "workers", "scheduler", "description"}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-class SweepSpecError(InvalidParameterError):
-    """A sweep file or command line is malformed (missing file, unknown key, bad axis, bad value)."""
 
 
 @dataclass(frozen=True)
