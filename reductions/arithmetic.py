@@ -27,28 +27,19 @@ _QSA = QSparseAveraging()
 _PLUS_E0, _MINUS_E0 = 0, 1  # ids of +e_0 and -e_0 in the public data table
 
 
-def _encode_qsa(x, y, n):
+def _encode_qsa(xp, x, y, n):
     """Slots 2i ("0" slot) hold -e_0; slots 2i+1 ("1" slot) hold +e_0 iff y_i = 1 (Bob's data).
     Token 2n points at slot 2i + x_i for each i (Alice's pointer set); tokens before it point
     at the fixed set {0, ..., n-1}. Then qSA_{2n} = -e_0 exactly iff x and y are disjoint,
     and its first coordinate is >= -1 + 2/n otherwise."""
-    B, N = x.shape[0], 2 * n + 1
-    z = np.full((B, N), _MINUS_E0, dtype=np.int64)
-    z[:, 1:2 * n:2] = np.where(y == 1, _PLUS_E0, _MINUS_E0)
-    pointers = np.broadcast_to(np.arange(n), (B, N, n)).copy()  # (B, N, q)
-    pointers[:, 2 * n] = 2 * np.arange(n) + x
-    return _QSA.assemble(n, z, pointers)
-
-
-def _device_qsa(xp, x, y, n):
-    slots = interleave(xp, constant_columns(xp, x, _MINUS_E0, n),
-                       select_constant(xp, y == 1, _PLUS_E0, _MINUS_E0))  # (B, 2n): -e0, then +e0 iff y_i
-    z = xp.concat([slots, constant_columns(xp, x, _MINUS_E0)], axis=1)  # (B, N)
+    z = interleave(xp, constant_columns(xp, x, _MINUS_E0, n),  # slot 2i: -e0
+                   select_constant(xp, y == 1, _PLUS_E0, _MINUS_E0),  # slot 2i+1: +e0 iff y_i
+                   tail=(constant_columns(xp, x, _MINUS_E0),))  # (B, N): the output token's -e0 last
     B = x.shape[0]
     row = xp.arange(n, dtype=xp.int64, device=array_api_compat.device(x))
     fixed = xp.broadcast_to(xp.reshape(row, (1, 1, n)), (B, 2 * n, n))  # the fixed set {0, ..., n-1}
-    alice = xp.reshape(2 * position_columns(xp, x, n) + x, (B, 1, n))  # slot 2i + x_i
-    return _QSA.assemble(n, z, xp.concat([fixed, alice], axis=1))  # pointers (B, N, q), as above
+    alice = xp.reshape(2 * position_columns(xp, x, n) + x, (B, 1, n))  # slot 2i + x_i (ascending)
+    return _QSA.assemble(n, z, xp.concat([fixed, alice], axis=1))  # pointers (B, N, q)
 
 
 def _decode_qsa(outputs, y):
@@ -59,7 +50,7 @@ def _decode_qsa(outputs, y):
 disjointness_to_qsa = Reduction(
     name="disjointness->qsa", problem="disjointness", task=_QSA, split="partition",
     source="SHT-qSA-LB", section="§8.7", tag="[S]/[D]",
-    encoder=_encode_qsa, device_encoder=_device_qsa,
+    encoder=_encode_qsa,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, BOB], np.int8), n), [ALICE]]),
     decoder=_decode_qsa, read_positions=lambda n: [2 * n], query_fixed=False,
     notes="q = n, N = 2n+1. Even slots public (-e0), odd slots Bob (+e0 iff y_i), the output token "
@@ -71,7 +62,7 @@ disjointness_to_qsa = Reduction(
 _MATCH3 = Match3()
 
 
-def _encode_match3(x, y, n):
+def _encode_match3(xp, x, y, n):
     """The query token holds 0. With M = 4n + 1 and pad 2n: Alice's slot i holds i+1 if x_i = 1,
     Bob's slot i holds M - (i+1) if y_i = 1, the pad otherwise. Alice-Alice sums lie in [2, 2n],
     Bob-Bob sums in [M-2n, M-2], pad sums avoid 0 as well (2n + a in [2n+1, 3n], 2n - b in
@@ -80,24 +71,17 @@ def _encode_match3(x, y, n):
     §8.6 puts the query at token 1; here it is the last token. Match3 is permutation
     equivariant, so §8.6's argument is unchanged, and a causal model (an RNN, a causal
     Transformer) can only answer at the end."""
-    B, M, pad = x.shape[0], _MATCH3.modulus_at(n), 2 * n
-    value = np.arange(1, n + 1)
-    alice = np.where(x == 1, value, pad)
-    bob = np.where(y == 1, M - value, pad)
-    return np.concatenate([alice, bob, np.zeros((B, 1), np.int64)], axis=1)  # (B, 2n+1)
-
-
-def _device_match3(xp, x, y, n):
+    M, pad = _MATCH3.modulus_at(n), 2 * n
     value = position_columns(xp, x, n, 1)  # (B, n): i + 1
-    alice = xp.where(x == 1, value, 2 * n)  # the pad is 2n
-    bob = xp.where(y == 1, _MATCH3.modulus_at(n) - value, 2 * n)
-    return xp.concat([alice, bob, constant_columns(xp, x, 0)], axis=1)  # (B, 2n+1), as above
+    alice = xp.where(x == 1, value, pad)
+    bob = xp.where(y == 1, M - value, pad)
+    return xp.concat([alice, bob, constant_columns(xp, x, 0)], axis=1)  # (B, 2n+1): the query token 0 last
 
 
 disjointness_to_match3 = Reduction(
     name="disjointness->match3", problem="disjointness", task=_MATCH3, split="prefix-suffix",
     source="SHT-Match3-LB", section="§8.6", tag="[D]",
-    encoder=_encode_match3, device_encoder=_device_match3,
+    encoder=_encode_match3,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, n), (PUBLIC, 1)),
     decoder=lambda outputs, y: outputs[:, 0] == 0, read_positions=lambda n: [2 * n], query_fixed=True,
     notes="N = 2n+1, M = 4n+1: Alice's slots 0..n-1, Bob's n..2n-1, the query token (value 0, "
@@ -109,23 +93,18 @@ disjointness_to_match3 = Reduction(
 _MATCH2 = Match2()
 
 
-def _encode_match2(x, y, n):
+def _encode_match2(xp, x, y, n):
     """Alice's slot j holds j+1 if x_j = 1, else 0; Bob's last token holds M - (i+1) with
     M = 2n + 1. A j != n with x_j = i+1 exists iff x_i = 1 (0 never matches a nonzero)."""
     M = _MATCH2.modulus_at(n)
-    alice = np.where(x == 1, np.arange(1, n + 1), 0)
-    return np.concatenate([alice, (M - 1 - np.asarray(y))[:, None]], axis=1)  # (B, n+1)
-
-
-def _device_match2(xp, x, y, n):
     alice = xp.where(x == 1, position_columns(xp, x, n, 1), 0)  # (B, n): j + 1 where x_j = 1
-    return xp.concat([alice, xp.reshape(_MATCH2.modulus_at(n) - 1 - y, (-1, 1))], axis=1)  # (B, n+1), as above
+    return xp.concat([alice, xp.reshape(M - 1 - y, (-1, 1))], axis=1)  # (B, n+1)
 
 
 index_to_match2 = Reduction(
     name="index->match2", problem="index", task=_MATCH2, split="prefix-suffix",
     source="CC-INDEX", section="-", tag="[D]",
-    encoder=_encode_match2, device_encoder=_device_match2,
+    encoder=_encode_match2,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
     decoder=lambda outputs, y: outputs[:, 0] == 1, read_positions=lambda n: [n], query_fixed=False,
     notes="Not in the catalogue: designed for commcomp. N = n+1, M = 2n+1: Alice's slots 0..n-1, "

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import array_api_compat
+import array_api_compat.numpy as _host_xp  # the NumPy namespace the encoders run on the host
 import numpy as np
 
 from commcomp.backend import is_numpy, to_device, to_numpy
@@ -43,8 +44,9 @@ from .tasks.base import Task, TaskBatch, check_size
 __all__ = ["PUBLIC", "ALICE", "BOB", "OWNER_NAMES", "SPLIT_KINDS", "EncodedBatch", "Reduction",
            "owners_from_runs", "describe_owners", "host_encode_fallbacks"]
 
-# Reduction name -> batches encoded on the host and uploaded as tokens because the reduction has
-# no ``device_encoder`` (Reduction.encode with a device ``xp``): the documented host fallback.
+# Reduction name -> batches encoded on the host and uploaded as tokens because the reduction's
+# encoder is NumPy-only (``array_api=False``; Reduction.encode with a device ``xp``): the documented
+# host fallback.
 host_encode_fallbacks: Counter = Counter()
 
 PUBLIC, ALICE, BOB = Owner.PUBLIC, Owner.ALICE, Owner.BOB  # the owner codes, defined in commcomp.protocol.owners
@@ -130,16 +132,19 @@ class Reduction:
     source, section, tag : str
         The reference catalogue's theorem id, the section that gives the reduction (``§8.4``),
         and its tag (``[D]``, ``[A]``...).
-    encoder : callable ``(x, y, n) -> tokens`` or ``-> TaskBatch``
-        Vectorised over the batch; receives x and y as int64 arrays. Returning plain tokens
-        is enough for token-only tasks.
-    device_encoder : callable ``(xp, x, y, n) -> tokens`` or ``-> TaskBatch``, or None
-        The same tokens (and features) built with Array API operations of namespace ``xp`` from
-        x and y already on that namespace (int64), so that only the problem bits are uploaded
-        (see :meth:`encode`); instance-independent constants (a public table) may be made there
-        with :func:`reductions.device_ops.constant_table`. Every registered reduction has one.
-        None: a device run encodes on the host and uploads the tokens (and features), counted
-        in :data:`host_encode_fallbacks`.
+    encoder : callable ``(xp, x, y, n) -> tokens`` or ``-> TaskBatch``
+        The reduction's one encoder, vectorised over the batch: x and y arrive as int64 arrays of
+        namespace ``xp`` and the tokens (and features, for tasks that have them) are arrays of
+        ``xp``. Returning plain tokens is enough for token-only tasks. See ``array_api``.
+    array_api : bool
+        True (every registered reduction): ``encoder`` uses Array API operations of ``xp`` only
+        (:mod:`reductions.device_ops`: no integer-array setitem, no NumPy call), so the same code
+        runs on NumPy (``array_api_compat.numpy``) and on a device namespace, where only the
+        problem bits are uploaded (see :meth:`encode`); instance-independent constants (a public
+        table) are made there with :func:`reductions.device_ops.constant_table`. False: a
+        NumPy-only encoder (a user's ``make_reduction(encode=...)``), always called with NumPy;
+        a device run encodes on the host and uploads the tokens (and features), counted in
+        :data:`host_encode_fallbacks`.
     owners_of : callable ``n -> (N,)`` owner codes
     decoder : callable ``(outputs, y) -> (B,) bool``
         Run by Bob, so it may read y but never x. ``outputs`` are the task's answers at
@@ -176,7 +181,7 @@ class Reduction:
     output_owner: int = BOB
     notes: str = ""
     min_n: int = 1
-    device_encoder: Callable | None = None
+    array_api: bool = True
 
     def __post_init__(self):
         if self.split not in SPLIT_KINDS:
@@ -235,12 +240,12 @@ class Reduction:
     def encode(self, x, y, n, xp=None) -> EncodedBatch:
         """Task inputs and the owner mask for a batch of instances ``x (B, n)``, ``y``.
 
-        ``xp``: the namespace the tokens should live on (None or NumPy: NumPy tokens, built by
-        ``encoder``). On another namespace, x and y are uploaded once
-        (:func:`commcomp.backend.to_device`, counted) and ``device_encoder`` builds the tokens
-        (and the features, for tasks that have them) there; a reduction without one encodes on
-        the host and uploads the tokens and features: the host fallback, counted in
-        :data:`host_encode_fallbacks` and in the upload count.
+        ``xp``: the namespace the tokens should live on (None or NumPy: NumPy tokens, the
+        encoder run on ``array_api_compat.numpy``). On another namespace, x and y are uploaded
+        once (:func:`commcomp.backend.to_device`, counted) and the same encoder builds the tokens
+        (and the features, for tasks that have them) there; a NumPy-only encoder
+        (``array_api=False``) runs on the host and its tokens and features are uploaded: the
+        host fallback, counted in :data:`host_encode_fallbacks` and in the upload count.
 
         Examples
         --------
@@ -257,18 +262,18 @@ class Reduction:
             raise InvalidParameterError(f"{self.name}: expected x of shape (B, {n}) and y with B rows, "
                                         f"got {x.shape} and {y.shape}")
         on_host = xp is None or array_api_compat.is_numpy_namespace(xp)
-        if not on_host and self.device_encoder is not None:  # the problem bits go up, tokens are built there
-            out = self.device_encoder(xp, _upload_int64(xp, x), _upload_int64(xp, y), n)
+        if not on_host and self.array_api:  # the problem bits go up, tokens are built there
+            out = self.encoder(xp, _upload_int64(xp, x), _upload_int64(xp, y), n)
             if is_numpy(getattr(out, "tokens", out)):  # a NumPy encoding in disguise would move data unseen
-                raise InvalidParameterError(f"{self.name}: device_encoder gave NumPy tokens, not {xp.__name__}'s")
-        else:
-            out = self.encoder(x.astype(np.int64), y.astype(np.int64), n)  # int64: no uint8 overflow
+                raise InvalidParameterError(f"{self.name}: the encoder gave NumPy tokens, not {xp.__name__}'s")
+        else:  # int64: no uint8 overflow
+            out = self.encoder(_host_xp, x.astype(np.int64), y.astype(np.int64), n)
         if not isinstance(out, TaskBatch):
             out = self.task.make_batch(self.task_size(n), out)
         if out.tokens.shape != (x.shape[0], self.length(n)):
             raise InvalidParameterError(f"{self.name}: encoder gave tokens {out.tokens.shape}, expected "
                                         f"{(x.shape[0], self.length(n))}")
-        if not on_host and self.device_encoder is None:  # the host fallback: tokens (and features) uploaded
+        if not on_host and not self.array_api:  # the host fallback: tokens (and features) uploaded
             host_encode_fallbacks[self.name] += 1
             features = None if out.features is None else to_device(xp, out.features)
             out = TaskBatch(to_device(xp, out.tokens), features, out.answers, out.meta)

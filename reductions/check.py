@@ -53,11 +53,10 @@ from commcomp.limits import (MAX_EXHAUSTIVE_INSTANCES, MAX_INSTANCES, TOKEN_BYTE
 from commcomp.problems import get_problem
 
 from .base import ALICE, BOB, PUBLIC, SPLIT_KINDS, Reduction, describe_owners
-from .device_check import DeviceEncoderMismatch, check_device_encoder
 from .tasks.base import Task, TaskBatch, check_size
 
 __all__ = ["check_reduction", "check_owners", "make_task", "make_reduction", "CheckReport",
-           "ReductionCheckError", "ReductionCounterexample", "OwnerViolation", "DeviceEncoderMismatch"]
+           "ReductionCheckError", "ReductionCounterexample", "OwnerViolation"]
 
 
 class ReductionCheckError(AssertionError):
@@ -87,7 +86,6 @@ class CheckReport:
     owner_sizes: tuple[int, ...]
     random_sizes: tuple[int, ...]
     random_instances: int
-    device_sizes: tuple[int, ...] = ()  # where the device encoder matched the NumPy one on every input
 
 
 def _bits(row) -> str:
@@ -189,8 +187,10 @@ def check_owners(reduction: Reduction, problem, n: int) -> None:
 def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[int] | None = (1024,),
                     samples: int = 64, seed: int = 0, owners_n_max: int = 6,
                     chunk: int = 1 << 14) -> CheckReport:
-    """Check a reduction exhaustively for n <= ``n_max`` and on random instances at ``n_random``
-    (and its device encoder against its NumPy encoder: :mod:`reductions.device_check`).
+    """Check a reduction exhaustively for n <= ``n_max`` and on random instances at ``n_random``.
+
+    The encodings checked are NumPy's: a reduction has one encoder, and an Array API one
+    (``array_api=True``) runs the same code on a device namespace.
 
     Parameters
     ----------
@@ -220,9 +220,6 @@ def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[
     ReductionCheckError
         On a broken contract: tokens outside the vocabulary, a wrong length, a split that is
         not what it claims.
-    DeviceEncoderMismatch
-        When the reduction's ``device_encoder`` (compared on array-api-strict, where installed, at
-        the owner-check sizes: ``CheckReport.device_sizes``) writes other tokens or features.
     """
     red = make_reduction(**reduction) if isinstance(reduction, dict) else reduction
     problem = get_problem(red.problem if problem is None else problem)
@@ -230,7 +227,7 @@ def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[
     rng = np.random.default_rng(seed)
     sizes = tuple(range(red.min_n, n_max + 1))
     owner_sizes = tuple(n for n in sizes if n <= owners_n_max)
-    total, device_sizes = 0, ()
+    total = 0
     for n in sizes:
         x, y = problem.enumerate(n)
         for start in range(0, len(x), chunk):
@@ -238,13 +235,12 @@ def check_reduction(reduction, problem=None, n_max: int = 8, n_random: Sequence[
         total += len(x)
         if n in owner_sizes:
             check_owners(red, problem, n)
-            device_sizes += (n,) if check_device_encoder(red, problem, n) else ()
     random_sizes = tuple(int(n) for n in (n_random or ()))
     for n in random_sizes:
         x, y = problem.sample(check_size(red.name, n, red.min_n), samples, rng)
         _first_mismatch(red, problem, x, y, n)
     return CheckReport(red.name, problem.name, sizes, total, owner_sizes, random_sizes,
-                       samples * len(random_sizes), device_sizes)
+                       samples * len(random_sizes))
 
 
 def _check_sizes(red, problem, n_max, n_random, samples, seed, owners_n_max, chunk) -> None:
@@ -343,11 +339,22 @@ def make_task(name: str, *, vocabulary, length: Callable[[int], int], ground_tru
     return _UserTask(name, vocab, length, ground_truth, output_positions, sample, tuple(aliases))
 
 
+@dataclass(frozen=True)
+class NumpyEncoder:
+    """A NumPy-only encoder ``encode(x, y, n)`` as a :class:`Reduction` ``encoder(xp, x, y, n)``
+    (``xp`` is always NumPy there: such a reduction has ``array_api=False``)."""
+
+    encode: Callable
+
+    def __call__(self, xp, x, y, n):
+        return self.encode(x, y, n)
+
+
 def make_reduction(task: Task, problem: str, *, encode: Callable, owners, decode: Callable | None = None,
                    read_positions=None, task_size: Callable[[int], int] | None = None,
                    split: str = "prefix-suffix", query_fixed: bool | None = None, name: str | None = None,
                    source: str = "user", section: str = "", tag: str = "[user]", notes: str = "",
-                   min_n: int = 1, device_encode: Callable | None = None) -> Reduction:
+                   min_n: int = 1, array_api: bool = False) -> Reduction:
     """A :class:`Reduction` from plain functions.
 
     Parameters
@@ -357,7 +364,8 @@ def make_reduction(task: Task, problem: str, *, encode: Callable, owners, decode
     problem : str
         A registered problem name (``index``, ``disjointness``, ``equality``, ``inner-product``,
         ``greater-than``) or alias.
-    encode : callable ``(x, y, n) -> tokens (B, N)`` or ``TaskBatch``
+    encode : callable ``(x, y, n) -> tokens (B, N)`` or ``TaskBatch``; ``(xp, x, y, n) -> ...`` with ``array_api``
+        The reduction's one encoder. By default a NumPy function of int64 arrays x and y.
     owners : sequence or callable ``n -> sequence`` of 0 (public) / 1 (Alice) / 2 (Bob)
     decode : callable ``(outputs, y) -> (B,) bool``, optional
         Default: the first output read as a bit.
@@ -365,10 +373,12 @@ def make_reduction(task: Task, problem: str, *, encode: Callable, owners, decode
         Default: the task's output positions.
     query_fixed : bool, optional
         Default: whether every read position is public at n = min_n.
-    device_encode : callable ``(xp, x, y, n) -> tokens`` or ``TaskBatch``, optional
-        The same encoding with Array API operations of namespace ``xp`` on x and y already there
-        (the reduction's ``device_encoder``); without it a device run encodes on the host and
-        uploads the tokens (counted). :func:`check_reduction` compares the two on every input.
+    array_api : bool
+        False (default): ``encode(x, y, n)`` is NumPy code; a device run encodes on the host and
+        uploads the tokens (and features), counted in :data:`reductions.base.host_encode_fallbacks`.
+        True: ``encode(xp, x, y, n)`` uses Array API operations of namespace ``xp`` only (x and y
+        arrive as int64 arrays of ``xp``; :mod:`reductions.device_ops` has the pieces), so the same
+        function encodes on NumPy and, from the uploaded problem bits only, on a device.
     """
     if split not in SPLIT_KINDS:
         raise InvalidParameterError(f"split must be one of {SPLIT_KINDS}, got {split!r}")
@@ -377,10 +387,11 @@ def make_reduction(task: Task, problem: str, *, encode: Callable, owners, decode
     problem_name = get_problem(problem).name
     red = Reduction(
         name=name or f"{problem_name}->{task.name}", problem=problem_name, task=task, split=split,
-        source=source, section=section, tag=tag, encoder=encode, owners_of=owners_of,
+        source=source, section=section, tag=tag, encoder=encode if array_api else NumpyEncoder(encode),
+        owners_of=owners_of,
         decoder=decode or (lambda outputs, y: np.asarray(outputs)[:, 0] != 0),
         read_positions=read_positions, task_size=size, query_fixed=bool(query_fixed),
-        notes=notes, min_n=min_n, device_encoder=device_encode)
+        notes=notes, min_n=min_n, array_api=bool(array_api))
     if query_fixed is None:
         fixed = bool(np.all(red.owners(min_n)[red.output_positions(min_n)] == PUBLIC))
         red = dataclasses.replace(red, query_fixed=fixed)

@@ -1,7 +1,8 @@
-"""Array API pieces the reductions' device encoders build tokens with (any namespace).
+"""Array API pieces the reductions' encoders build tokens with (any namespace, NumPy included).
 
-Each takes arrays of one namespace ``xp`` and returns arrays there: the encoders upload the
-problem bits once and write every token on the device with these and ``xp.concat`` (see
+Each takes arrays of one namespace ``xp`` and returns arrays there. A reduction has one encoder,
+written with these and ``xp.concat``: on NumPy it runs on ``array_api_compat.numpy``; on a device
+the problem bits are uploaded once and every token is written there (see
 :meth:`reductions.base.Reduction.encode`). Only instance-independent constants (a position
 row, a public table of vectors) are made from host data, with :func:`constant_table`.
 
@@ -13,6 +14,8 @@ Examples
 [1, 7, 2, 8]
 >>> [int(v) for v in interleave(xp, a, b, constant_columns(xp, a, 0, 2))[0, :]]
 [1, 7, 0, 2, 8, 0]
+>>> [int(v) for v in interleave(xp, a, b, tail=(constant_columns(xp, a, 5),))[0, :]]
+[1, 7, 2, 8, 5]
 >>> [int(v) for v in constant_columns(xp, a, 5, 3)[0, :]]
 [5, 5, 5]
 >>> [int(v) for v in select_constant(xp, xp.asarray([[1, 0, 1]]) == 1, 9, 4)[0, :]]
@@ -31,11 +34,26 @@ __all__ = ["interleave", "constant_columns", "position_columns", "select_constan
            "gather_rows"]
 
 
-def interleave(xp, *groups):
+def interleave(xp, *groups, tail=()):
     """``k`` arrays ``(B, m)`` -> ``(B, k m)``: column ``k j + g`` is column ``j`` of ``groups[g]``
-    (two groups: ``a`` at even and ``b`` at odd positions)."""
+    (two groups: ``a`` at even and ``b`` at odd positions), then the columns of the ``tail`` arrays
+    ``(B, t)``, in order.
+
+    Written into one new array with strided slice assignments (the standard has them; only
+    integer-array assignment is missing), so the interleaved tokens and their tail cost one pass
+    over memory, not a stack and a concat: on NumPy as fast as hand-written slicing.
+    """
     B, m = groups[0].shape
-    return xp.reshape(xp.stack(list(groups), axis=2), (B, len(groups) * m))  # (B, m, k) row-major -> (B, k m)
+    k = len(groups)
+    width = k * m + sum(int(t.shape[1]) for t in tail)
+    out = xp.empty((B, width), dtype=xp.result_type(*groups, *tail), device=array_api_compat.device(groups[0]))
+    for g, group in enumerate(groups):
+        out[:, g:k * m:k] = group  # (B, m) into every k-th column
+    start = k * m
+    for columns in tail:
+        out[:, start:start + columns.shape[1]] = columns
+        start += columns.shape[1]
+    return out  # (B, k m + tail)
 
 
 def constant_columns(xp, like, value: int, count: int = 1):

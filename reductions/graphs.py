@@ -25,23 +25,14 @@ __all__ = ["disjointness_to_istree"]
 _ISTREE = IsTree()
 
 
-def _encode_istree(x, y, n):
+def _encode_istree(xp, x, y, n):
     """Nodes: root r = 0, a_i = 1 + i, b_i = 1 + n + i (2n + 1 nodes, 2n edges).
     Alice's edge i: (a_i, r) if x_i = 0 else (b_i, r). Bob's edge i: (b_i, a_i) if y_i = 0 else
     (b_i, r). Written larger id first, as WDL does. Gadget i is a tree unless x_i = y_i = 1,
-    when (b_i, r) is doubled and a_i isolated; gadgets share only r."""
-    B = x.shape[0]
-    a = 1 + np.arange(n)
-    b = 1 + n + np.arange(n)
-    edges = np.zeros((B, 2 * n, 2), dtype=np.int64)  # second column: r = 0 unless set
-    edges[:, :n, 0] = np.where(x == 1, b, a)
-    edges[:, n:, 0] = b
-    edges[:, n:, 1] = np.where(y == 1, 0, a)
-    return _ISTREE.from_edges(2 * n + 1, edges)
+    when (b_i, r) is doubled and a_i isolated; gadgets share only r.
 
-
-def _device_istree(xp, x, y, n):
-    """The same tokens written directly: [BOS], Alice's triples ``u - r``, Bob's ``b_i - v``, [EOS]."""
+    The tokens of ``IsTree.from_edges`` written directly: [BOS], Alice's triples ``u - r``, Bob's
+    ``b_i - v``, [EOS]."""
     a, b = position_columns(xp, x, n, 1), position_columns(xp, x, n, 1 + n)  # (B, n) node ids
     dash = constant_columns(xp, x, DASH, n)
     alice = interleave(xp, NODE0 + xp.where(x == 1, b, a), dash, constant_columns(xp, x, NODE0, n))  # (B, 3n)
@@ -58,7 +49,7 @@ def _istree_owners(n):
 disjointness_to_istree = Reduction(
     name="disjointness->istree", problem="disjointness", task=_ISTREE, split="prefix-suffix",
     source="WDL-IsTree-RNN", section="§8.10", tag="[D]",
-    encoder=_encode_istree, device_encoder=_device_istree, owners_of=_istree_owners,
+    encoder=_encode_istree, owners_of=_istree_owners,
     decoder=lambda outputs, y: outputs[:, 0] == 1, task_size=lambda n: 2 * n + 1, query_fixed=True,
     notes="N = 6n+2 in WDL's format. Alice's n edges first: in 'u - r' only u is hers; Bob's n "
           "edges next: in 'b_i - v' only v is his; [BOS], dashes, r and b_i are public. Answer "

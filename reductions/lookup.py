@@ -39,18 +39,14 @@ def _disjoint_from_lookups(outputs, y):
 _IL = IndexLookup()
 
 
-def _encode_index_lookup(x, y, n):
-    return np.concatenate([x.astype(np.int64), _IL.query_token(y)[:, None]], axis=1)  # (B, n+1)
-
-
-def _device_index_lookup(xp, x, y, n):
-    return xp.concat([x, xp.reshape(_IL.alphabet + y, (-1, 1))], axis=1)  # (B, n+1), as above
+def _encode_index_lookup(xp, x, y, n):
+    return xp.concat([x, xp.reshape(_IL.alphabet + y, (-1, 1))], axis=1)  # (B, n+1): x, then query p_y
 
 
 index_to_index_lookup = Reduction(
     name="index->index-lookup", problem="index", task=_IL, split="prefix-suffix",
     source="BHBK-IL-RNN", section="§8.4", tag="[D]",
-    encoder=_encode_index_lookup, device_encoder=_device_index_lookup,
+    encoder=_encode_index_lookup,
     owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
     decoder=_first_output_bit, query_fixed=False,
     notes="s_i := x_i at positions 0..n-1 (Alice); query p_i at position n (Bob), read there.",
@@ -60,23 +56,16 @@ index_to_index_lookup = Reduction(
 _MIL = MultiIndexLookup()
 
 
-def _encode_multi_index_lookup(x, y, n):
-    B = x.shape[0]
-    index = np.broadcast_to(_MIL.alphabet + np.arange(n), (B, n))  # p_j = j, public
-    data = np.concatenate([x.astype(np.int64), np.zeros((B, _MIL.data_length(n) - n), np.int64)], 1)
-    return np.concatenate([index, data, index], axis=1)  # (B, 4n)
-
-
-def _device_multi_index_lookup(xp, x, y, n):
-    index = position_columns(xp, x, n, _MIL.alphabet)  # (B, n) p_j = j
-    data = xp.concat([x, constant_columns(xp, x, 0, _MIL.data_length(n) - n)], axis=1)
-    return xp.concat([index, data, index], axis=1)  # (B, 4n), as above
+def _encode_multi_index_lookup(xp, x, y, n):
+    index = position_columns(xp, x, n, _MIL.alphabet)  # (B, n) p_j = j, public
+    data = xp.concat([x, constant_columns(xp, x, 0, _MIL.data_length(n) - n)], axis=1)  # (B, 2n): x, zeros
+    return xp.concat([index, data, index], axis=1)  # (B, 4n)
 
 
 disjointness_to_multi_index_lookup = Reduction(
     name="disjointness->multi-index-lookup", problem="disjointness", task=_MIL,
     split="prefix-suffix", source="BHBK-MIL-RNN", section="§8.8", tag="[A]",
-    encoder=_encode_multi_index_lookup, device_encoder=_device_multi_index_lookup,
+    encoder=_encode_multi_index_lookup,
     owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
     decoder=_disjoint_from_lookups, query_fixed=True,
     notes="indices 0..n-1 (public, both ends); a := x in s_0..s_{n-1} (Alice), s_n..s_{2n-1} = 0 "
@@ -87,24 +76,17 @@ disjointness_to_multi_index_lookup = Reduction(
 _NN = NearestNeighbour()
 
 
-def _encode_nearest_neighbour(x, y, n):
-    B = x.shape[0]
-    tokens = np.empty((B, 2 * n + 1), dtype=np.int64)
-    tokens[:, 0:2 * n:2] = np.arange(n)  # x_i := T(i), public
-    tokens[:, 1:2 * n:2] = _NN.label_token(n, x)  # y_i := Alice's bit
-    tokens[:, 2 * n] = y  # x_q := T(Bob's index)
-    return _NN.make_encoded(n, tokens)
-
-
-def _device_nearest_neighbour(xp, x, y, n):
-    pairs = interleave(xp, position_columns(xp, x, n), _NN.table_size(n) + x)  # (B, 2n): T(i), Alice's label
-    return _NN.make_encoded(n, xp.concat([pairs, xp.reshape(y, (-1, 1))], axis=1))  # (B, 2n+1), as above
+def _encode_nearest_neighbour(xp, x, y, n):
+    # x_i := T(i) public at even positions, y_i := Alice's bit (label token) at odd ones
+    tokens = interleave(xp, position_columns(xp, x, n), _NN.table_size(n) + x,
+                        tail=(xp.reshape(y, (-1, 1)),))  # (B, 2n+1): x_q := T(Bob's index) last
+    return _NN.make_encoded(n, tokens)  # the features T(id) gathered on the tokens' namespace
 
 
 index_to_nearest_neighbour = Reduction(
     name="index->nearest-neighbour", problem="index", task=_NN, split="prefix-suffix",
     source="BHBK-NN-RNN", section="§8.4", tag="[D]",
-    encoder=_encode_nearest_neighbour, device_encoder=_device_nearest_neighbour,
+    encoder=_encode_nearest_neighbour,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
     decoder=_first_output_bit, query_fixed=False,
     notes="vectors T(i) public at even positions, labels x_i Alice at odd positions, query T(y) "
@@ -115,25 +97,15 @@ index_to_nearest_neighbour = Reduction(
 _MQAR_ONE = MQAR(num_queries=1)
 
 
-def _encode_mqar_one(x, y, n):
-    B = x.shape[0]
-    K = _MQAR_ONE.key_space(n)
-    tokens = np.empty((B, 2 * n + 1), dtype=np.int64)
-    tokens[:, 0:2 * n:2] = np.arange(n)  # key i, public
-    tokens[:, 1:2 * n:2] = K + x  # value x_i, Alice
-    tokens[:, 2 * n] = y  # query key y, Bob
-    return tokens
-
-
-def _device_mqar_one(xp, x, y, n):
-    pairs = interleave(xp, position_columns(xp, x, n), _MQAR_ONE.key_space(n) + x)  # (B, 2n)
-    return xp.concat([pairs, xp.reshape(y, (-1, 1))], axis=1)  # (B, 2n+1), as above
+def _encode_mqar_one(xp, x, y, n):
+    return interleave(xp, position_columns(xp, x, n), _MQAR_ONE.key_space(n) + x,  # key i, value x_i
+                      tail=(xp.reshape(y, (-1, 1)),))  # (B, 2n+1): query key y (Bob) last
 
 
 index_to_mqar = Reduction(
     name="index->mqar", problem="index", task=_MQAR_ONE, split="prefix-suffix",
     source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
-    encoder=_encode_mqar_one, device_encoder=_device_mqar_one,
+    encoder=_encode_mqar_one,
     owners_of=lambda n: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), n), [BOB]]),
     decoder=_first_output_bit, query_fixed=False,
     notes="keys 0..n-1 public, values x_i Alice, one query key y (Bob) at 2n, read there. The "
@@ -144,34 +116,22 @@ index_to_mqar = Reduction(
 _MQAR_MANY = MQAR(num_queries=None)
 
 
-def _encode_mqar_many(x, y, n):
+def _encode_mqar_many(xp, x, y, n):
     """n + 1 pairs: a dummy (key 0, value 0), then (key i+1, value x_i); n + 1 queries: key
     j+1 where y_j = 1, else the dummy key 0, and a last public query of the dummy. Every query
     asks a present key, so the inputs stay in the task's own distribution."""
-    B, m = x.shape[0], n + 1
-    K = _MQAR_MANY.key_space(m)
-    tokens = np.empty((B, 3 * m), dtype=np.int64)
-    tokens[:, 0:2 * m:2] = np.arange(m)  # keys, public
-    tokens[:, 1] = K  # dummy value 0, public
-    tokens[:, 3:2 * m:2] = K + x  # values x_i, Alice
-    tokens[:, 2 * m:3 * m - 1] = np.where(np.asarray(y) == 1, np.arange(1, m), 0)  # Bob's queries
-    tokens[:, 3 * m - 1] = 0  # public dummy query
-    return tokens
-
-
-def _device_mqar_many(xp, x, y, n):
     m = n + 1
     K = _MQAR_MANY.key_space(m)
-    values = xp.concat([constant_columns(xp, x, K), K + x], axis=1)  # (B, m): dummy value 0, then x
-    queries = xp.where(y == 1, position_columns(xp, y, n, 1), 0)  # (B, n): k_{j+1} or the dummy k0
-    return xp.concat([interleave(xp, position_columns(xp, x, m), values), queries,
-                      constant_columns(xp, x, 0)], axis=1)  # (B, 3m), as above
+    values = xp.concat([constant_columns(xp, x, K), K + x], axis=1)  # (B, m): dummy value 0 public, then x
+    queries = xp.where(y == 1, position_columns(xp, y, n, 1), 0)  # (B, n): Bob's k_{j+1} or the dummy k0
+    return interleave(xp, position_columns(xp, x, m), values,  # keys 0..n public
+                      tail=(queries, constant_columns(xp, x, 0)))  # (B, 3m): the last, public dummy query
 
 
 disjointness_to_mqar = Reduction(
     name="disjointness->mqar", problem="disjointness", task=_MQAR_MANY, split="prefix-suffix",
     source="BHBK-MQAR-RNN", section="§4.1", tag="[D]",
-    encoder=_encode_mqar_many, device_encoder=_device_mqar_many,
+    encoder=_encode_mqar_many,
     owners_of=lambda n: owners_from_runs((PUBLIC, 3), *[(ALICE, 1), (PUBLIC, 1)] * (n - 1),
                                          (ALICE, 1), (BOB, n), (PUBLIC, 1)),
     decoder=lambda outputs, y: ~np.any(outputs == 1, axis=1),

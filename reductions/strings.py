@@ -44,14 +44,15 @@ _SEQ = StringEquality()
 _SDISJ = StringDisjointness()
 
 
-def _device_two_strings(xp, x, y, n):
+def _encode_two_strings(xp, x, y, n):
     """``TwoStringTask.assemble`` on namespace ``xp``: ``[x, y, CLS]`` ``(B, 2n+1)``."""
     return xp.concat([x, y, constant_columns(xp, x, CLS)], axis=1)
+
 
 equality_to_string_equality = Reduction(
     name="equality->string-equality", problem="equality", task=_SEQ, split="prefix-suffix",
     source="BHBK-EQ-RNN", section="§8.5", tag="[D]",
-    encoder=lambda x, y, n: _SEQ.assemble(x, y), device_encoder=_device_two_strings,
+    encoder=_encode_two_strings,
     owners_of=_string_owners, decoder=_answer_bit, query_fixed=True,
     notes="x at 0..n-1 (Alice), y at n..2n-1 (Bob), [CLS] public at 2n, read there. "
           "Deterministic models only: randomized EQ is cheap.",
@@ -60,7 +61,7 @@ equality_to_string_equality = Reduction(
 disjointness_to_string_disjointness = Reduction(
     name="disjointness->string-disjointness", problem="disjointness", task=_SDISJ,
     split="prefix-suffix", source="BHBK-DISJ-RNN", section="§8.5", tag="[D]",
-    encoder=lambda x, y, n: _SDISJ.assemble(x, y), device_encoder=_device_two_strings,
+    encoder=_encode_two_strings,
     owners_of=_string_owners, decoder=_answer_bit, query_fixed=True,
     notes="x at 0..n-1 (Alice), y at n..2n-1 (Bob), [CLS] public at 2n, read there.",
 )
@@ -70,25 +71,16 @@ _DYCK21 = Dyck(types=2, depth=1)
 _ROUND_OPEN, _SQUARE_OPEN, _ROUND_CLOSE, _SQUARE_CLOSE, _CLS = 0, 1, 2, 3, 4
 
 
-def _encode_dyck21(x, y, n):
-    B = x.shape[0]
-    tokens = np.empty((B, 2 * n + 1), dtype=np.int64)
-    tokens[:, 0:2 * n:2] = np.where(x == 1, _SQUARE_OPEN, _ROUND_OPEN)  # '[' iff x_i = 1
-    tokens[:, 1:2 * n:2] = np.where(y == 1, _SQUARE_CLOSE, _ROUND_CLOSE)  # ']' iff y_i = 1
-    tokens[:, 2 * n] = _CLS
-    return tokens
-
-
-def _device_dyck21(xp, x, y, n):
-    blocks = interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),
-                        select_constant(xp, y == 1, _SQUARE_CLOSE, _ROUND_CLOSE))  # (B, 2n)
-    return xp.concat([blocks, constant_columns(xp, x, _CLS)], axis=1)  # (B, 2n+1), as above
+def _encode_dyck21(xp, x, y, n):
+    return interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),  # '[' iff x_i = 1
+                      select_constant(xp, y == 1, _SQUARE_CLOSE, _ROUND_CLOSE),  # ']' iff y_i = 1
+                      tail=(constant_columns(xp, x, _CLS),))  # (B, 2n+1)
 
 
 equality_to_dyck = Reduction(
     name="equality->dyck", problem="equality", task=_DYCK21, split="interleaved-partition",
     source="BHBK-Dyck-1TF", section="§8.9", tag="[D]",
-    encoder=_encode_dyck21, device_encoder=_device_dyck21,
+    encoder=_encode_dyck21,
     owners_of=lambda n: np.concatenate([np.tile(np.array([ALICE, BOB], np.int8), n), [PUBLIC]]),
     decoder=_answer_bit, query_fixed=True,
     notes="Dyck-(2,1), N = 2n+1: block i is (x_i ? '[' : '(') at 2i (Alice), (y_i ? ']' : ')') at "
@@ -99,29 +91,18 @@ equality_to_dyck = Reduction(
 _DYCK22 = Dyck(types=2, depth=2)
 
 
-def _encode_dyck22(x, y, n):
-    B = x.shape[0]
-    tokens = np.empty((B, 4 * n + 1), dtype=np.int64)
-    tokens[:, 0:4 * n:4] = np.where(x == 1, _SQUARE_OPEN, _ROUND_OPEN)  # outer opener, Alice
-    tokens[:, 3:4 * n:4] = np.where(x == 1, _SQUARE_CLOSE, _ROUND_CLOSE)  # outer closer, Alice
-    tokens[:, 1:4 * n:4] = np.where(y == 1, _ROUND_CLOSE, _ROUND_OPEN)  # '()' or ')(' , Bob
-    tokens[:, 2:4 * n:4] = np.where(y == 1, _ROUND_OPEN, _ROUND_CLOSE)
-    tokens[:, 4 * n] = _CLS
-    return tokens
-
-
-def _device_dyck22(xp, x, y, n):
-    blocks = interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),
-                        select_constant(xp, y == 1, _ROUND_CLOSE, _ROUND_OPEN),
-                        select_constant(xp, y == 1, _ROUND_OPEN, _ROUND_CLOSE),
-                        select_constant(xp, x == 1, _SQUARE_CLOSE, _ROUND_CLOSE))  # (B, 4n): A B B A
-    return xp.concat([blocks, constant_columns(xp, x, _CLS)], axis=1)  # (B, 4n+1), as above
+def _encode_dyck22(xp, x, y, n):
+    return interleave(xp, select_constant(xp, x == 1, _SQUARE_OPEN, _ROUND_OPEN),  # outer opener, Alice
+                      select_constant(xp, y == 1, _ROUND_CLOSE, _ROUND_OPEN),  # '()' or ')(', Bob
+                      select_constant(xp, y == 1, _ROUND_OPEN, _ROUND_CLOSE),
+                      select_constant(xp, x == 1, _SQUARE_CLOSE, _ROUND_CLOSE),  # outer closer: A B B A
+                      tail=(constant_columns(xp, x, _CLS),))  # (B, 4n+1)
 
 
 disjointness_to_dyck = Reduction(
     name="disjointness->dyck", problem="disjointness", task=_DYCK22, split="interleaved-partition",
     source="BHBK-Dyck-1TF", section="§8.9", tag="[D]",
-    encoder=_encode_dyck22, device_encoder=_device_dyck22,
+    encoder=_encode_dyck22,
     owners_of=lambda n: np.concatenate([np.tile(np.array([ALICE, BOB, BOB, ALICE], np.int8), n),
                                         [PUBLIC]]),
     decoder=_answer_bit, task_size=lambda n: 2 * n, query_fixed=True,

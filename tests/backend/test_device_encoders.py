@@ -1,11 +1,12 @@
-"""The reductions' device encoders: the same tokens as the NumPy encoders, from uploaded bits only.
+"""The reductions' encoders on a device: the same tokens as on NumPy, from uploaded bits only.
 
-Every registered reduction has a ``device_encoder``. Every instance (x, y) at small n is encoded
-on array-api-strict and on torch with implicit conversion to NumPy refused (the ``device`` fixture
-of ``test_backend_paths``), brought back explicitly, and compared with the NumPy encoder's
-tokens, and features where the task has them, element for element. The upload count must be
+Every registered reduction has one encoder, written with Array API operations (``array_api``).
+Every instance (x, y) at small n is encoded on array-api-strict and on torch with implicit
+conversion to NumPy refused (the ``device`` fixture of ``test_backend_paths``: a NumPy call on a
+device array fails there), brought back explicitly, and compared with the same encoder's tokens
+on NumPy, and features where the task has them, element for element. The upload count must be
 exactly the problem bits (x and y), the tokens and features must be arrays of the device
-namespace, and a reduction built without a device encoder must take the named, counted host
+namespace, and a NumPy-only encoder (``array_api=False``) must take the named, counted host
 fallback.
 """
 
@@ -27,8 +28,8 @@ from test_backend_paths import _same, device  # noqa: F401  (the fixture: strict
 DEVICE_ENCODED = sorted(r.name for r in list_reductions())  # every registered reduction
 
 
-def test_the_device_encoders_are_the_expected_ones():
-    assert [r.name for r in list_reductions() if r.device_encoder is None] == []
+def test_every_registered_encoder_is_array_api():
+    assert [r.name for r in list_reductions() if not r.array_api] == []
     assert len(DEVICE_ENCODED) >= 13  # the registry was read
 
 
@@ -86,8 +87,8 @@ def test_device_encodings_stay_on_the_device(device, name):  # noqa: F811
 
 
 @pytest.mark.parametrize("name", ["index->nearest-neighbour", "equality->dyck"])
-def test_a_reduction_without_a_device_encoder_takes_the_counted_host_fallback(device, name):  # noqa: F811
-    red = dataclasses.replace(next(r for r in list_reductions() if r.name == name), device_encoder=None)
+def test_a_numpy_only_encoder_takes_the_counted_host_fallback(device, name):  # noqa: F811
+    red = dataclasses.replace(next(r for r in list_reductions() if r.name == name), array_api=False)
     x, y = next(exhaustive_batches(get_problem(red.problem), 3, rows=1 << 10))
     want = red.encode(x, y, 3)
     before = host_encode_fallbacks[red.name]
@@ -136,7 +137,7 @@ def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatc
     kw = dict(width=2, seed=3)
     xp = bk.namespace(device)
     red = get_reduction(task)
-    assert red.device_encoder is not None
+    assert red.array_api
     per_instance = n + int(np.prod(get_problem(red.problem).bob_inputs(n).shape[1:]))  # x's n bits, y's entries
     fallbacks = sum(host_encode_fallbacks.values())
     for method in ("prefix-tree", "plain"):
@@ -159,8 +160,8 @@ def test_verify_simulate_witness_upload_only_the_problem_bits(device, monkeypatc
 
 @pytest.mark.parametrize("task,problem", [("nearest-neighbour", "index"), ("match2", "index"),
                                           ("match3", "disjointness"), ("istree", "disjointness")])
-def test_verify_on_the_newer_device_encoders_uploads_only_the_problem_bits(device, task, problem):  # noqa: F811
-    """A recurrent verify on the reductions that used to take the host fallback: equal to NumPy, the
+def test_verify_with_features_and_graphs_on_a_device_uploads_only_the_problem_bits(device, task, problem):  # noqa: F811
+    """A recurrent verify on the reductions that once took the host fallback: equal to NumPy, the
     only uploads are x and y (the tables NN's features gather from are constants), no fallback."""
     from reductions.simulate import verify
 

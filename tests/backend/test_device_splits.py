@@ -1,7 +1,7 @@
 """The 1-layer Transformer, hybrid and qSA row splits on device inputs: nothing but x and y goes up.
 
 ``verify``, ``simulate`` and ``witness`` with a Transformer or hybrid moved to a device namespace
-encode on the device (the reduction's ``device_encoder``), take each party's columns there and
+encode on the device (the reduction's one Array API encoder), take each party's columns there and
 scatter them back into a ``(B, N)`` input there (a gather: the Array API has no integer-array
 assignment). Each test runs with conversion to NumPy refused (the ``device`` fixture), spies on
 every host array of instance size handed to the namespace's ``asarray``, and requires the run to

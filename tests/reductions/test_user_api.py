@@ -1,16 +1,17 @@
 """Users' own reductions: make_task / make_reduction / check_reduction, and what breaks them."""
 
-import dataclasses
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from commcomp import backend as bk
 from commcomp.errors import InvalidParameterError
+from commcomp.problems import get_problem
 from reductions import (OwnerViolation, ReductionCheckError, ReductionCounterexample, check_reduction,
                         get_reduction, get_task, make_reduction, make_task)
-from reductions.check import DeviceEncoderMismatch
+from reductions.base import host_encode_fallbacks
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "user_reductions.md"
 
@@ -20,31 +21,68 @@ def palindrome():
                      ground_truth=lambda tokens: np.all(tokens[:, :-1] == tokens[:, -2::-1], axis=1))
 
 
+def _palindrome_encode(x, y, n, reverse=True):
+    return np.concatenate([x, y[:, ::-1] if reverse else y, np.full((len(x), 1), 2)], axis=1)
+
+
 def eq_to_palindrome(reverse=True, owners=None, split="prefix-suffix"):
     def encode(x, y, n):
-        return np.concatenate([x, y[:, ::-1] if reverse else y, np.full((len(x), 1), 2)], axis=1)
+        return _palindrome_encode(x, y, n, reverse)
     return make_reduction(palindrome(), "equality", encode=encode, split=split,
                           owners=owners or (lambda n: [1] * n + [2] * n + [0]))
 
 
-def _device_palindrome(reverse=True):
-    def device_encode(xp, x, y, n):
-        cls = xp.full((x.shape[0], 1), 2, dtype=xp.int64)
-        return xp.concat([x, xp.flip(y, axis=1) if reverse else y, cls], axis=1)
-    return dataclasses.replace(eq_to_palindrome(), device_encoder=device_encode)
+def _equality_inputs(n):
+    return get_problem("equality").enumerate(n)  # every (x, y) at size n
 
 
-def test_a_users_device_encoder_is_compared_with_the_numpy_encoder():
-    with_device = make_reduction(palindrome(), "equality", encode=eq_to_palindrome().encoder,
-                                 device_encode=_device_palindrome().device_encoder,
-                                 owners=lambda n: [1] * n + [2] * n + [0])
-    assert check_reduction(with_device, n_max=5, n_random=None, owners_n_max=4).device_sizes == (1, 2, 3, 4)
-    assert check_reduction(eq_to_palindrome(), n_max=3, n_random=None).device_sizes == ()  # none to compare
-    with pytest.raises(DeviceEncoderMismatch, match=r"tokens differ .* n = 2: first at instance 1, position 2"):
-        check_reduction(_device_palindrome(reverse=False), n_max=3, n_random=None)
-    numpy_in_disguise = dataclasses.replace(eq_to_palindrome(), device_encoder=lambda xp, x, y, n: np.zeros(1))
-    with pytest.raises(InvalidParameterError, match="device_encoder gave NumPy tokens"):
-        check_reduction(numpy_in_disguise, n_max=2, n_random=None)
+def _array_api_palindrome(xp, x, y, n):
+    cls = xp.full((x.shape[0], 1), 2, dtype=xp.int64)
+    return xp.concat([x, xp.flip(y, axis=1), cls], axis=1)
+
+
+def test_a_users_array_api_encoder_runs_on_numpy_and_on_a_device():
+    """One encoder (``array_api=True``): checked on NumPy, and on array-api-strict it writes the
+    tokens there from the uploaded problem bits only, equal to the plain NumPy encoding."""
+    xps = pytest.importorskip("array_api_strict")
+    red = make_reduction(palindrome(), "equality", encode=_array_api_palindrome, array_api=True,
+                         owners=lambda n: [1] * n + [2] * n + [0])
+    assert red.array_api and not eq_to_palindrome().array_api
+    report = check_reduction(red, n_max=5, n_random=[300], samples=16)
+    assert report.exhaustive_instances == sum(4 ** n for n in range(1, 6))
+    fallbacks = sum(host_encode_fallbacks.values())
+    for n in (1, 2, 4):
+        x, y = _equality_inputs(n)
+        bk.host_uploads.reset()
+        tokens = red.encode(x, y, n, xp=xps).tokens
+        assert bk.host_uploads.reset() == (2, x.size + y.size)  # x and y, once each
+        assert not bk.is_numpy(tokens) and tokens.dtype == xps.int64
+        assert np.array_equal(bk.to_numpy(tokens), _palindrome_encode(x, y, n))  # every token
+        assert np.array_equal(red.encode(x, y, n).tokens, _palindrome_encode(x, y, n))
+    assert sum(host_encode_fallbacks.values()) == fallbacks  # no host fallback
+
+
+def test_a_users_numpy_encoder_takes_the_counted_host_fallback_on_a_device():
+    xps = pytest.importorskip("array_api_strict")
+    red = eq_to_palindrome()
+    x, y = _equality_inputs(3)
+    before = host_encode_fallbacks[red.name]
+    bk.host_uploads.reset()
+    tokens = red.encode(x, y, 3, xp=xps).tokens
+    assert host_encode_fallbacks[red.name] == before + 1
+    assert bk.host_uploads.reset() == (1, x.shape[0] * 7)  # the (B, 2n+1) tokens went up, not x and y
+    assert not bk.is_numpy(tokens) and np.array_equal(bk.to_numpy(tokens), _palindrome_encode(x, y, 3))
+
+
+def test_an_array_api_encoder_that_returns_numpy_arrays_is_refused_on_a_device():
+    xps = pytest.importorskip("array_api_strict")
+    numpy_in_disguise = make_reduction(palindrome(), "equality", array_api=True,
+                                       encode=lambda xp, x, y, n: np.zeros((x.shape[0], 2 * n + 1), np.int64),
+                                       owners=lambda n: [1] * n + [2] * n + [0])
+    x, y = _equality_inputs(2)
+    assert numpy_in_disguise.encode(x, y, 2).tokens.shape == (16, 5)  # fine on NumPy
+    with pytest.raises(InvalidParameterError, match="the encoder gave NumPy tokens"):
+        numpy_in_disguise.encode(x, y, 2, xp=xps)
 
 
 def test_worked_example_passes():
@@ -94,7 +132,7 @@ def test_contract_violations():
                          owners=lambda n: [1] * n + [2] * n + [0])
     with pytest.raises(ReductionCheckError, match="outside the vocabulary"):
         check_reduction(red, n_max=2)
-    liar = make_reduction(palindrome(), "equality", encode=eq_to_palindrome().encoder,
+    liar = make_reduction(palindrome(), "equality", encode=_palindrome_encode,
                           owners=lambda n: [2] * n + [1] * n + [0])
     with pytest.raises(ReductionCheckError, match="claims prefix-suffix"):
         check_reduction(liar, n_max=2)
@@ -111,7 +149,7 @@ def test_dict_form_and_registry_tasks():
     assert report.problem == "index"
     assert make_reduction(**spec).query_fixed is False
     il = get_task("index-lookup")  # registry tasks work with make_reduction too
-    same = make_reduction(il, "index", encode=get_reduction("index-lookup").encoder,
+    same = make_reduction(il, "index", encode=get_reduction("index-lookup").encoder, array_api=True,
                           owners=lambda n: [1] * n + [2])
     check_reduction(same, n_max=5, n_random=None)
 
