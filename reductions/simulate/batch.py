@@ -124,10 +124,10 @@ def encode_batch(sim, x, y) -> EncodedBatch:
     """``sim.reduction.encode(x, y)`` on the namespace of the model the split runs.
 
     On a device model (one with a non-NumPy ``xp``: every recurrent architecture, the Transformer
-    and the hybrid) the problem bits are uploaded once and the reduction's ``device_encoder``
-    writes the tokens there; the splits then take their parties' columns on the device
-    (:func:`~reductions.simulate.running.take_columns`, ``scatter_columns``). A reduction without a
-    device encoder takes the counted host fallback (:data:`reductions.base.host_encode_fallbacks`).
+    and the hybrid) the problem bits are uploaded once and the reduction's one (Array API)
+    encoder writes the tokens there; the splits then take their parties' columns on the device
+    (:func:`~reductions.simulate.running.take_columns`, ``scatter_columns``). A NumPy-only (user)
+    encoder takes the counted host fallback (:data:`reductions.base.host_encode_fallbacks`).
     Models with no namespace (the qSA attention-row unit, a NumPy construction) get NumPy tokens.
     """
     return sim.reduction.encode(x, y, sim.n, xp=getattr(sim.model, "xp", None))
