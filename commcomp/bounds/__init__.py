@@ -46,7 +46,7 @@ __all__ = [
     "list_bounds", "min_width_for_bits", "min_width_for_quantity", "parse_csv", "parse_json", "parse_latex",
     "parse_markdown", "parse_rows", "plot_min_width", "precision_bits", "to_csv", "to_json", "to_latex",
     "to_markdown",
-    # issue 12 (per task instance, labels, protocols)
+    # per task instance, labels, protocols
     "EVIDENCE_TEXT", "N_MEANING", "QsaWidth", "SPECIAL_ROWS", "SpecialRow", "best_construction", "best_lower_bound",
     "bound_parameters", "catalogue_N", "hybrid_protocol_bits", "min_width_for_hybrid", "protocol_lower_bound_bits",
     "qsa_construction_widths", "qsa_explicit_width", "sum_bits",

@@ -7,27 +7,42 @@ matching command's JSON (DESIGN §4).
 
 from __future__ import annotations
 
+import inspect
+
 from commcomp.bounds import compute_bounds
 from commcomp.jsonable import jsonable
 from commcomp.matrix import measure_problem
+from commcomp.matrix.measures import measure
 
 
 BOUNDS_REQUIRED = ("n", "precision")
 
 
+def _keywords(function, *, drop=()) -> set:
+    """The named parameters of ``function`` (not ``*args``/``**kwargs``), less ``drop``: read from its signature."""
+    params = inspect.signature(function).parameters.values()
+    return {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} - set(drop)
+
+
 def BOUNDS_ACCEPTED() -> tuple:  # noqa: N802 - a lazily computed constant
-    """compute_bounds' keywords, every architecture hyper-parameter and every bound parameter."""
+    """compute_bounds' keywords (read from its signature), the wrapper's ``problem_n``, every architecture
+    hyper-parameter (its ``**hyper``) and every bound parameter but ``n``."""
     from commcomp.architectures import ARCHITECTURES
     from commcomp.bounds.catalogue import PARAMETERS
 
     hyper = {h for spec in ARCHITECTURES.values() for h in spec.hyper_names}
-    return tuple(sorted({"heads", "task", "arch", "layers", "width", "kind", "include_randomized",
-                         "include_variants", "problem_n"} | hyper | (set(PARAMETERS) - {"n"})))
+    named = _keywords(compute_bounds, drop=("n_values", "precision"))
+    return tuple(sorted(named | {"problem_n"} | hyper | (set(PARAMETERS) - {"n"})))
 
 
 MATRIX_REQUIRED = ("problem", "n")
-# measure_problem takes **kwargs and hands them on: the names it reads, stated here
-MATRIX_ACCEPTED = ("measures", "check", "methods")
+
+
+def MATRIX_ACCEPTED() -> tuple:  # noqa: N802 - a lazily computed constant
+    """measure_problem's ``measures`` and the keywords its ``**kwargs`` hand on to :func:`measure`
+    (read from the signatures; ``problem`` and ``n`` are the point's own)."""
+    named = _keywords(measure_problem, drop=("problem", "n")) | _keywords(measure, drop=("matrix", "names", "problem", "n"))
+    return tuple(sorted(named))
 
 
 def bounds(params: dict, seed: int) -> dict:

@@ -1,4 +1,4 @@
-"""A hybrid (recurrent stack + one attention layer) as a three-message protocol (issue 12, §8.3 + §8.1).
+"""A hybrid (recurrent stack + one attention layer) as a three-message protocol (§8.3 + §8.1).
 
 The recurrent layers are causal, so with a prefix/suffix split (Alice holds positions ``0..s-1``,
 Bob the rest) the attention layer's inputs, keys and values at Alice's positions depend on her

@@ -72,7 +72,7 @@ HAND = {
     "BHBK-EQ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
     "BHBK-DISJ-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "BHBK-DISJ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
-    "BHBK-NN-RNN": lambda N, p, P: (N - 1) / 2,   # N = 2n + 1 exactly (issue 12: not N/2)
+    "BHBK-NN-RNN": lambda N, p, P: (N - 1) / 2,   # N = 2n + 1 exactly (not N/2)
     "BHBK-NN-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),
     "BHBK-MQAR-RNN": lambda N, p, P: _n(N),
     "BHBK-MQAR-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),

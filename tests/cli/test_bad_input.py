@@ -1,4 +1,4 @@
-"""Bad input over every subcommand, in process through ``cli.main`` (issue 13).
+"""Bad input over every subcommand, in process through ``cli.main``.
 
 Every row is one class of bad input: a bad output destination (a symbolic link, a folder, a
 missing or read-only folder, a dangling link, a block device), a size past its documented limit,

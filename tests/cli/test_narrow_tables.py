@@ -1,4 +1,4 @@
-"""Every table the CLI prints reads at 80 columns: never wider, and no word split across lines (issue 12).
+"""Every table the CLI prints reads at 80 columns: never wider, and no word split across lines.
 
 Each subcommand runs in process through ``cli.main`` with ``COLUMNS=80``; the same command at
 ``COLUMNS=1000`` (where nothing needs to wrap) gives the words the narrow table must keep whole. A

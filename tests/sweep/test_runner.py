@@ -111,6 +111,14 @@ def test_accepted_parameters_are_the_wrapped_functions_keywords():
     for name, function in (("verify", verify), ("witness", find_witness)):
         keywords = set(inspect.signature(function).parameters) - {"seed", "model", "progress"}
         assert get_operation(name).accepted_names() == keywords
+    from commcomp.bounds import compute_bounds
+    from commcomp.matrix.measures import measure, measure_problem
+
+    handed_on = set(inspect.signature(measure).parameters) - {"matrix", "names", "problem", "n"}
+    assert get_operation("matrix").accepted_names() == {"problem", "n", "measures"} | handed_on
+    assert "solver" in handed_on  # the keyword the hand-typed list had dropped
+    named = {p.name for p in inspect.signature(compute_bounds).parameters.values() if p.kind != p.VAR_KEYWORD}
+    assert named - {"n_values", "precision"} <= get_operation("bounds").accepted_names()
     assert get_operation("construct").accepted_names() is None  # **options: a construction's own
     assert get_operation("selftest").accepted_names() is None
 

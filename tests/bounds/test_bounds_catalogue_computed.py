@@ -1,5 +1,5 @@
-"""Issue 12, catalogue errors: each fix against a value computed independently (brute force, real models,
-the registered tasks and constructions), not by re-reading the catalogue."""
+"""The catalogue (commcomp.bounds.catalogue) against values computed independently (brute force, real
+models, the registered tasks and constructions), not by re-reading the catalogue."""
 
 import math
 
