@@ -215,8 +215,9 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
                y_cycle is not None or rows_pairwise_distinct(prob))), "fallback": fallback}
     if found is None:
         what = "all" if enumerate_all else "random"
-        what += f" (x, y) pairs: every input of Alice's against each of Bob's {len(y_cycle)}" if every_y else (
-            " inputs of Alice, each against one of Bob's queries (two rounds)" if two_round else " inputs of Alice")
+        what = f"(x, y) pairs (every input of Alice's against each of Bob's {len(y_cycle)})" if every_y else (
+            f"{what} inputs of Alice, each against one of Bob's queries (two rounds)" if two_round else
+            f"{what} inputs of Alice")
         out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None, "model_answer_x_prime": None,
                     "truth_x": None, "truth_x_prime": None, "wrong_on": None,
                     "note": f"no witness among {tried} {what}" + (

@@ -183,11 +183,18 @@ def test_public_api():
     assert r.found and r.to_json()["found"] and r.to_json()["x"] is not None
 
 
-def test_two_round_exhaustive_witness_search_is_complete():
-    """Every x against every y: complete, whether or not it finds one (the old search was not)."""
-    n = 5
-    out = find_witness("index-lookup", "transformer", n, "fixed:8:4", width=2, layers=1, seed=0,
+@pytest.mark.parametrize("n,precision,found", [(5, "fixed:8:4", True), (4, "float32", False)])
+def test_two_round_exhaustive_witness_search_is_complete(n, precision, found):
+    """Every x against every y: complete, whether or not it finds one (the old search tried one y)."""
+    out = find_witness("index-lookup", "transformer", n, precision, width=2, layers=1, seed=0,
                        method="enumerate")
-    assert out["complete"]
-    if not out["found"]:
+    assert out["complete"] and out["found"] == found
+    if not found:
         assert out["tried"] == (1 << n) * n and "proved" in out["note"]
+        sim = prepare("index-lookup", "transformer", n, precision, width=2, layers=1, seed=0)
+        xs = all_bit_strings(n)
+        for y in range(n):  # brute force: per y, equal replies only between x that agree at y
+            keys = _messages(sim, xs, np.full(len(xs), y), "plain")
+            labels = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+            for lab in np.unique(labels):
+                assert len(np.unique(xs[labels == lab][:, y])) == 1
