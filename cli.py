@@ -788,9 +788,10 @@ def cmd_witness(args):
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
                         f"({out['theorem']})"],
-            ["search", f"{out['method']}: {describe_count(out['tried'])} inputs of Alice "
-                       f"{'covered' if out['method'] == 'reachable-states' else 'compared (sums)' if out.get('search') == 'zero-sum' else 'hashed'}, {out['seconds']:.2f} s "
-                       f"({out['backend']})"],
+            ["search", (f"{out['method']}: exact collisions of the attention sums (rows below)" if
+                        out.get("search") == "zero-sum" else f"{out['method']}: {describe_count(out['tried'])} "
+                        f"inputs of Alice {'covered' if out['method'] == 'reachable-states' else 'hashed'}")
+                       + f", {out['seconds']:.2f} s ({out['backend']})"],
             ["complete", "yes (every input of Alice)" if out.get("complete") else "no"],
             ["found", "yes" if out["found"] else "no"]] + reachable_rows(out) + zero_sum_rows(out)
     if out["found"]:

@@ -198,3 +198,19 @@ def test_two_round_exhaustive_witness_search_is_complete(n, precision, found):
             labels = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
             for lab in np.unique(labels):
                 assert len(np.unique(xs[labels == lab][:, y])) == 1
+
+
+def test_cli_witness_method_sorting_and_a_refusal(capsys):
+    import json
+
+    import cli
+
+    code = cli.main(["witness", "string-equality", "--arch", "transformer", "--layers", "1", "--n", "100",
+                     "--precision", "bfloat16", "--width", "1", "--method", "sorting", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, None) and out["found"] and out["method"] == "sorting" and out["messages_equal"]
+    code = cli.main(["witness", "string-equality", "--arch", "lstm", "--n", "8", "--precision", "fixed:4:2",
+                     "--width", "1", "--method", "lattice"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert "1-layer Transformer" in captured.err
