@@ -214,3 +214,17 @@ def test_cli_witness_method_sorting_and_a_refusal(capsys):
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and len(captured.err.strip().splitlines()) == 1
     assert "1-layer Transformer" in captured.err
+
+
+@pytest.mark.parametrize("task,precision,n", [("index-lookup", "float32", 200), ("index-lookup", "bfloat16", 300),
+                                              ("mqar", "float32", 100), ("match2", "float32", 150),
+                                              ("index-lookup", "fixed:8:4", 6)])
+def test_two_round_witnesses_per_query_are_genuine(task, precision, n):
+    """Bob's query first: a collision of y's own sums, separated by that y, re-checked here."""
+    if precision != "fixed:8:4":
+        pytest.importorskip("fpylll")
+    sim = prepare(task, "transformer", n, precision, width=1, layers=1, seed=0)
+    assert sim.split.rounds == 2
+    got = collision_of(sim, seed=0)
+    assert got.found and not got.complete and got.rejected == 0 and got.instance["per_query"]
+    _independent_check(sim, got.x, got.x_prime, got.y)

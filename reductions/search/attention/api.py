@@ -40,7 +40,7 @@ from commcomp.problems.separate import separating_y
 
 from .lattice import lattice_available, lattice_search
 from .sorting import MAX_SUBSET_SIZE, sorting_search
-from .terms import transformer_instance
+from .terms import bob_query_tokens, queries_of_y, transformer_instance
 
 __all__ = ["AttentionCollision", "find_attention_collision", "collision_of", "METHODS", "DEFAULT_SUMS",
            "applies"]
@@ -50,6 +50,8 @@ DEFAULT_SUMS = 1 << 21     # sums sorted per phase of the sorting solver
 AUTO_SUBSET_SIZE = 2       # auto: the sorting phases up to pairs, then the lattice
 MAX_CANDIDATES = 16        # solutions re-checked on the real protocol before giving up
 FILLINGS = 4               # shared-bit fillings tried per solution for a separating y
+MAX_STACKED_QUERIES = 4    # two rounds: stack every query Bob may send when there are at most this many
+MAX_YS = 4                 # two rounds: Bob's inputs whose queries are searched one at a time
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +60,8 @@ class AttentionCollision:
 
     ``messages_equal`` compares Alice's packed messages from the real protocol run on both inputs
     (``message`` is their hex); ``outputs_identical`` compares the unsplit model's logits bit for bit.
-    ``searches`` are the solvers' reports (what each tried); ``candidates`` the solutions they
-    returned, ``rejected`` those that failed the re-check or had no separating y.
+    ``searches`` are the solvers' reports (what each tried); ``candidates`` the solutions examined,
+    ``rejected`` those the protocol re-run or the unsplit model contradicted (0 unless a defect).
     """
 
     found: bool
@@ -152,8 +154,49 @@ def find_attention_collision(model, reduction, n: int, precision, *, method: str
     return collision_of(sim, method=method, budget=budget, seed=seed)
 
 
+def _solve(D, method: str, budget: int, seed: int, include=()) -> list:
+    """The solvers ``method`` asks for, in turn (the lattice only while nothing is found or proved)."""
+    searches = []
+    if method in ("auto", "sorting"):
+        size = AUTO_SUBSET_SIZE if method == "auto" and lattice_available() else MAX_SUBSET_SIZE
+        searches.append(sorting_search(D, budget=budget, max_size=size))
+    if method == "lattice" or (method == "auto" and not searches[-1].found and not searches[-1].proved_none
+                               and lattice_available()):
+        searches.append(lattice_search(D, seed=seed, include=include))
+    return searches
+
+
+def _first_witness(sim, searches, rng, y=None):
+    """``(hit, search, candidates, rejected)``: the first candidate that passes the re-check
+    (``rejected``: candidates the protocol or the model contradicted; a pair no y separates is not one)."""
+    candidates, rejected = 0, 0
+    for search in searches:
+        for delta in search.vectors:
+            candidates += 1
+            if candidates > MAX_CANDIDATES * len(searches):
+                break
+            hit, disagreed = _confirmed(sim, delta, rng, y)
+            if hit is not None:
+                return hit, search, candidates, rejected
+            rejected += int(disagreed)
+    return None, None, candidates, rejected
+
+
+def _instance_info(inst, sim) -> dict:
+    return {"bits": int(inst.n), "coordinates": inst.d, "term_bits": inst.term_bits,
+            "queries": len(inst.queries), "every_query": inst.strong, "queries_note": inst.query_note,
+            "unread_bits": [int(i) for i in inst.unread], "rounds": int(sim.split.rounds)}
+
+
 def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0) -> AttentionCollision:
-    """:func:`find_attention_collision` for a prepared simulation."""
+    """:func:`find_attention_collision` for a prepared simulation.
+
+    One round: one instance (every read position's sums). Two rounds: the sums of every query Bob
+    may send stacked (a solution collides whatever y is) when there are at most
+    ``MAX_STACKED_QUERIES``; else, or when that finds nothing, per query: for up to ``MAX_YS`` of
+    Bob's inputs y (seeded), the instance of y's queries alone, whose solutions must be separated by
+    that same y.
+    """
     start = time.perf_counter()
     if method not in METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -164,51 +207,57 @@ def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0) -> At
                                         "" if getattr(sim.split, "kind", None) != "transformer" else
                                         " without a precision"))
     budget = DEFAULT_SUMS if budget is None else int(budget)
-    inst = transformer_instance(sim)
-    D = inst.differences
-    info = {"bits": int(D.shape[0]), "coordinates": inst.d, "term_bits": inst.term_bits,
-            "queries": len(inst.queries), "every_query": inst.strong, "queries_note": inst.query_note,
-            "unread_bits": [int(i) for i in inst.unread], "rounds": int(sim.split.rounds)}
-    searches = []
-    if method in ("auto", "sorting"):
-        size = AUTO_SUBSET_SIZE if method == "auto" and lattice_available() else MAX_SUBSET_SIZE
-        searches.append(sorting_search(D, budget=budget, max_size=size))
-    if method == "lattice" or (method == "auto" and not searches[-1].found and not searches[-1].proved_none
-                               and lattice_available()):
-        searches.append(lattice_search(D, seed=seed))
-    last = searches[-1]
-    exhaustive = bool(searches[0].tried.get("exhaustive"))
-    candidates = [v for s in searches for v in s.vectors]
-    rejected, hit = 0, None
     rng = np.random.default_rng([int(seed), 41])
-    for delta in candidates[:MAX_CANDIDATES]:
-        hit = _confirmed(sim, delta, rng)
-        if hit is not None:
-            break
-        rejected += 1
+    searches, candidates, rejected, info, hit = [], 0, 0, {}, None
+    exhaustive = proved = False
+    queries, _, _ = bob_query_tokens(sim)
+    if sim.split.rounds == 1 or len(queries) <= MAX_STACKED_QUERIES:
+        inst = transformer_instance(sim)
+        info = _instance_info(inst, sim)
+        searches = _solve(inst.differences, method, budget, seed)
+        exhaustive = bool(searches[0].tried.get("exhaustive"))
+        hit, by, candidates, rejected = _first_witness(sim, searches, rng)
+        proved = exhaustive and searches[0].proved_none and sim.split.rounds == 1
+    if hit is None and not proved and sim.split.rounds == 2:  # per query: y's own sums
+        info["per_query"] = []
+        for y in sim.problem.sample(sim.n, MAX_YS, np.random.default_rng([int(seed), 43]))[1]:
+            inst = transformer_instance(sim, queries_of_y(sim, y))
+            include = [int(y)] if np.ndim(y) == 0 and 0 <= int(y) < sim.n else []  # INDEX: bit y must move
+            found = _solve(inst.differences, method, budget, seed, include)
+            hit, by, c, r = _first_witness(sim, found, rng, y)
+            if hit is None and method == "auto" and lattice_available() and found[-1].method != "lattice":
+                found.append(lattice_search(inst.differences, seed=seed, include=include))  # y-separable ones
+                hit, by, c2, r2 = _first_witness(sim, found[-1:], rng, y)
+                c, r = c + c2, r + r2
+            info["per_query"].append({"y": np.asarray(y).tolist(), "coordinates": inst.d,
+                                      "solutions": sum(len(s.vectors) for s in found)})
+            searches += found
+            candidates, rejected = candidates + c, rejected + r
+            if hit is not None:
+                exhaustive = False
+                break
     seconds = time.perf_counter() - start
     if hit is not None:
         x, x2, y, conf, msg_equal = hit
-        how = searches[-1].method if searches[-1].found else searches[0].method
         note = (f"x and x' differ in {int((x != x2).sum())} bits whose attention terms cancel exactly "
-                f"({how}: {next(s.note for s in searches if s.found)}); the protocol sends both the same "
-                f"{sim.bits_per_message}-bit message (re-run, bit for bit) and the unsplit model answers both "
-                f"the same, but f differs: it is wrong on {conf['wrong_on']}")
-        return AttentionCollision(True, exhaustive, how, x, x2, y, msg_equal, bool(conf["outputs_identical"]),
-                                  conf, tuple(searches), len(candidates), rejected, info, note, seconds)
-    proved = exhaustive and searches[0].proved_none and sim.split.rounds == 1
+                f"({by.method}: {by.note}); the protocol sends both the same {sim.bits_per_message}-bit "
+                "message (re-run, bit for bit) and the unsplit model answers both the same, but f differs: "
+                f"it is wrong on {conf['wrong_on']}")
+        return AttentionCollision(True, exhaustive, by.method, x, x2, y, msg_equal, bool(conf["outputs_identical"]),
+                                  conf, tuple(searches), candidates, rejected, info, note, seconds)
     if proved:
-        note = (f"proved: all {1 << D.shape[0]} inputs of Alice send distinct messages (every subset sum "
+        note = (f"proved: all {1 << sim.n} inputs of Alice send distinct messages (every subset sum "
                 "of her attention terms sorted), so no collision witness exists")
     elif candidates:
-        note = (f"{len(candidates)} exact collisions found, none turned into a witness ({rejected} re-checked: "
-                "no separating y among those tried, or the protocol disagreed); this proves nothing")
+        note = (f"{candidates} exact collisions found, none turned into a witness (no separating y among those "
+                f"tried; {rejected} contradicted by the protocol re-run); this proves nothing")
     else:
-        note = "; ".join(s.note for s in searches)
-        if exhaustive and sim.split.rounds == 2:
-            note += " (the sums of every query stacked: a collision under one query alone is not excluded)"
-    return AttentionCollision(False, proved, last.method, None, None, None, False, False, {}, tuple(searches),
-                              len(candidates), rejected, info, note, seconds)
+        note = "; ".join(dict.fromkeys(s.note for s in searches))
+        if sim.split.rounds == 2:
+            note += (" (two rounds: the stacked sums of every query, then the sums of "
+                     f"{len(info.get('per_query', []))} of Bob's inputs' queries one at a time)")
+    return AttentionCollision(False, proved, searches[-1].method, None, None, None, False, False, {},
+                              tuple(searches), candidates, rejected, info, note, seconds)
 
 
 def _fillings(rng, n: int):
@@ -219,16 +268,24 @@ def _fillings(rng, n: int):
         yield rng.integers(0, 2, size=n, dtype=np.uint8)
 
 
-def _confirmed(sim, delta, rng):
-    """``(x, x', y, confirmation, messages_equal)`` when ``delta`` gives a re-checked witness, else None."""
+def _confirmed(sim, delta, rng, y_fixed=None):
+    """``((x, x', y, confirmation, messages_equal), False)`` when ``delta`` gives a re-checked witness, else
+    ``(None, disagreed)``: ``disagreed`` when the protocol or the model contradicted the collision.
+
+    ``y_fixed``: the collision holds for this y's query only, so only this y may separate the pair.
+    """
     from ..witness import _messages, confirm_witness
 
-    n = sim.n
+    n, prob = sim.n, sim.problem
     delta = np.asarray(delta, dtype=np.int64)
     for fill in _fillings(rng, n):
         x = np.where(delta == 0, fill, delta == 1).astype(np.uint8)
         x2 = np.where(delta == 0, fill, delta == -1).astype(np.uint8)
-        y, _ = separating_y(sim.problem, n, x, x2, seed=int(rng.integers(1 << 30)))
+        if y_fixed is None:
+            y, _ = separating_y(prob, n, x, x2, seed=int(rng.integers(1 << 30)))
+        else:
+            f = prob.evaluate(np.stack([x, x2]), np.stack([np.asarray(y_fixed)] * 2))
+            y = y_fixed if bool(f[0]) != bool(f[1]) else None
         if y is None:
             continue
         ys = np.stack([np.asarray(y), np.asarray(y)])
@@ -237,6 +294,6 @@ def _confirmed(sim, delta, rng):
         conf = confirm_witness(sim, x, x2, y)
         if (equal and conf["outputs_identical"] and conf["model_answer_x"] == conf["model_answer_x_prime"]
                 and conf["truth_x"] != conf["truth_x_prime"]):
-            return x, x2, y, conf, equal
-        return None  # the protocol disagrees with the terms: a defect to report, never a witness
-    return None
+            return (x, x2, y, conf, equal), False
+        return None, True  # the protocol disagrees with the terms: a defect to report, never a witness
+    return None, False  # no y separates this pair

@@ -101,7 +101,8 @@ def _ternary(basis) -> list:
     return out
 
 
-def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vectors: int = 64) -> ZeroSumSearch:
+def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vectors: int = 64,
+                   include=()) -> ZeroSumSearch:
     """Ternary ``δ != 0`` with ``δ D = 0`` from reduced kernel lattices (module docstring).
 
     Parameters
@@ -114,6 +115,8 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
     attempts : sequence of ``(multiple, block)``
         Each attempt's rows (a multiple of the first's, at most all) and BKZ block size (0: LLL only),
         run in turn until one finds a solution.
+    include : sequence of int
+        Rows every attempt takes (a row the caller needs in the solution's support).
 
     Raises
     ------
@@ -136,7 +139,13 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
         k = min(k_all, math.ceil(want * factor))
         if any(t["rows"] == k and t["block_size"] == (block or "LLL") for t in tried):
             continue  # all rows were taken already at this block size
-        chosen = np.sort(rng.permutation(k_all)[:k]) if k < k_all else np.arange(k_all)
+        if k < k_all:
+            must = np.asarray(include, dtype=np.int64)
+            rest = np.setdiff1d(rng.permutation(k_all), must, assume_unique=True)
+            rest = rng.permutation(rest)[:max(0, k - must.size)]
+            chosen = np.sort(np.concatenate([must, rest]))
+        else:
+            chosen = np.arange(k_all)
         t = time.perf_counter()
         basis = _reduce(cols[chosen], block, fpylll) if d else np.eye(k, dtype=np.int64)
         cand = _ternary(basis)

@@ -36,6 +36,7 @@ __all__ = ["sorting_search", "subset_sums", "combinations", "equal_neighbours", 
 MAX_VECTORS = 64           # solutions kept per search
 EXHAUSTIVE_MAX_BITS = 26   # 2^26 sums at most in an exhaustive pass (whatever the budget)
 MAX_SUBSET_SIZE = 6
+MAX_ELEMENTS = 1 << 24     # int64 entries of one phase's sums (128 MiB): wide instances get fewer sums
 
 
 def subset_sums(D) -> np.ndarray:
@@ -134,7 +135,8 @@ def sorting_search(D, *, budget: int = 1 << 21, max_size: int = MAX_SUBSET_SIZE)
     ----------
     D : ``(k, d)`` int64
     budget : int
-        Most sums sorted in one pass (the exhaustive pass runs when ``2^k`` fits).
+        Most sums sorted in one pass (the exhaustive pass runs when ``2^k`` fits); at most
+        ``MAX_ELEMENTS / d`` whatever is asked.
     max_size : int
         Largest subsets of the meet-in-the-middle phases.
 
@@ -146,6 +148,7 @@ def sorting_search(D, *, budget: int = 1 << 21, max_size: int = MAX_SUBSET_SIZE)
     start = time.perf_counter()
     D = np.asarray(D, dtype=np.int64)
     k = D.shape[0]
+    budget = max(2, min(int(budget), MAX_ELEMENTS // max(1, D.shape[1])))  # memory: sums (budget, d) int64
     if k <= EXHAUSTIVE_MAX_BITS and (1 << k) <= budget:
         found, tried = _exhaustive(D, k)
         vectors = dedupe(v for v in found if is_solution(D, v))

@@ -42,7 +42,7 @@ from commcomp.errors import UnsupportedSplitError
 
 from ...base import ALICE
 
-__all__ = ["ZeroSumInstance", "ReadQuery", "transformer_instance", "bob_query_tokens", "exact_zero"]
+__all__ = ["ZeroSumInstance", "ReadQuery", "transformer_instance", "bob_query_tokens", "queries_of_y", "exact_zero"]
 
 MAX_TERM_ROWS = 256        # (position, token) rows per call of model.partial
 MAX_ENUMERATED_TOKENS = 1 << 22   # Bob's inputs x sequence length encoded to list his read tokens
@@ -173,6 +173,13 @@ def bob_query_tokens(sim) -> tuple[tuple, bool, str]:
         notes.append(how)
     note = "; ".join(notes) if notes else "the query is known to Alice (one per read position)"
     return tuple(queries), True, note
+
+
+def queries_of_y(sim, y) -> tuple:
+    """The queries Alice answers when Bob holds ``y``: one per read position (its token under y)."""
+    tokens = sim.reduction.encode(np.zeros((1, sim.n), np.uint8), np.asarray(y)[None, ...], sim.n).tokens  # (1, N)
+    return tuple(ReadQuery(int(o), None if sim.split.modes[int(o)] == "constant" else int(tokens[0, int(o)]),
+                           sim.split.modes[int(o)]) for o in sim.split.read)
 
 
 def _terms(sim, positions, tokens, q: ReadQuery) -> np.ndarray:
