@@ -7,7 +7,8 @@ and makes them short. A reduced vector with entries in {-1, 0, 1} and zero tail 
 and so are sums and differences of two such short vectors when they stay ternary. Ternary
 solutions exist once ``3^k`` exceeds the number of possible sums (about ``2^(d·bits)``), and the
 reduction finds them once ``k`` is a few times ``d × bits`` (measured on random data, issue 21):
-attempts grow ``k`` and the BKZ block size. Nothing found proves nothing; the result says what
+attempts grow ``k`` and the BKZ block size (an attempt on the same rows goes on reducing the basis
+it was left, progressive BKZ). Nothing found proves nothing; the result says what
 was tried (``k``, ``d``, bits, block size).
 
 Runs on fpylll (the optional ``lattice`` extra); without it :func:`lattice_search` raises
@@ -38,7 +39,8 @@ __all__ = ["lattice_search", "lattice_available", "rows_needed", "ROW_FACTOR", "
 
 ROW_FACTOR = 3.5              # rows per bit of d × bits in the first attempt
 #: The attempts: (rows as a multiple of the first attempt's, BKZ block size; 0 = LLL only).
-ATTEMPTS = ((1.0, 0), (1.0, 20), (1.5, 20), (2.25, 30))
+#: An attempt with as many rows as the one before goes on reducing its basis (progressive BKZ).
+ATTEMPTS = ((1.0, 0), (1.0, 20), (1.5, 20), (1.5, 30))
 MAX_PAIR_ROWS = 256           # kernel vectors whose pairwise sums and differences are tried
 
 
@@ -70,8 +72,8 @@ def rows_needed(d: int, bits: int) -> int:
     return max(2 * d + 2, math.ceil(ROW_FACTOR * d * bits))
 
 
-def _reduce(D, block: int, fpylll) -> np.ndarray:
-    """The reduced basis ``(k, k)`` (its δ parts) of ``[I | λ D]`` whose tails vanish."""
+def _embedded(D, fpylll):
+    """The LLL-reduced basis of ``[I | λ D]`` ``(k, k + d)`` (an fpylll IntegerMatrix)."""
     k, d = D.shape
     weight = 1 << max(40, k // 4)  # λ: far above every short vector's length
     A = fpylll.IntegerMatrix(k, k + d)
@@ -80,9 +82,11 @@ def _reduce(D, block: int, fpylll) -> np.ndarray:
         for j in range(d):
             A[i, k + j] = int(D[i, j]) * weight
     fpylll.LLL.reduction(A)
-    if block > 0:
-        bkz = fpylll.BKZ
-        bkz.reduction(A, bkz.Param(min(block, k), max_loops=8, flags=bkz.AUTO_ABORT | bkz.MAX_LOOPS))
+    return A
+
+
+def _kernel_rows(A, k: int, d: int) -> np.ndarray:
+    """The δ parts ``(r, k)`` int64 of the reduced rows whose tails vanish (and whose entries are small)."""
     rows = np.array([[A[i, j] for j in range(k + d)] for i in range(k)], dtype=object)
     kernel = np.all(rows[:, k:] == 0, axis=1)
     small = np.array([max(abs(int(v)) for v in r[:k]) <= 2 ** 20 for r in rows], dtype=bool)
@@ -134,20 +138,27 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
     d, bits = int(cols.shape[1]), _bits(cols)
     want = rows_needed(max(d, 1), bits) if rows is None else int(rows)
     rng = np.random.default_rng([int(seed), 37])
-    tried, found = [], []
+    tried, found, basis_of = [], [], None
     for factor, block in attempts:
         k = min(k_all, math.ceil(want * factor))
         if any(t["rows"] == k and t["block_size"] == (block or "LLL") for t in tried):
             continue  # all rows were taken already at this block size
-        if k < k_all:
-            must = np.asarray(include, dtype=np.int64)
-            rest = np.setdiff1d(rng.permutation(k_all), must, assume_unique=True)
-            rest = rng.permutation(rest)[:max(0, k - must.size)]
-            chosen = np.sort(np.concatenate([must, rest]))
-        else:
-            chosen = np.arange(k_all)
         t = time.perf_counter()
-        basis = _reduce(cols[chosen], block, fpylll) if d else np.eye(k, dtype=np.int64)
+        continued = basis_of is not None and basis_of[0] == k
+        if not continued:  # new rows: a fresh embedding
+            if k < k_all:
+                must = np.asarray(include, dtype=np.int64)
+                rest = np.setdiff1d(rng.permutation(k_all), must, assume_unique=True)
+                rest = rng.permutation(rest)[:max(0, k - must.size)]
+                chosen = np.sort(np.concatenate([must, rest]))
+            else:
+                chosen = np.arange(k_all)
+            basis_of = (k, chosen, _embedded(cols[chosen], fpylll) if d else None)
+        _, chosen, A = basis_of
+        if A is not None and block > 0:
+            bkz = fpylll.BKZ
+            bkz.reduction(A, bkz.Param(min(block, k), max_loops=8, flags=bkz.AUTO_ABORT | bkz.MAX_LOOPS))
+        basis = _kernel_rows(A, k, d) if A is not None else np.eye(k, dtype=np.int64)
         cand = _ternary(basis)
         good = []
         for v in cand:
@@ -157,7 +168,8 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
                 good.append(delta)
         found += good
         tried.append({"rows": int(k), "coordinates": d, "bits": bits,
-                         "block_size": int(block) if block else "LLL", "kernel_vectors": int(len(basis)),
+                      "block_size": int(block) if block else "LLL", "continued": bool(continued),
+                      "kernel_vectors": int(len(basis)),
                          "solutions": len(good), "seconds": round(time.perf_counter() - t, 3)})
         if found:
             break
