@@ -77,6 +77,8 @@ def main(argv=None):
     ap.add_argument("--precisions", nargs="+", default=["bfloat16", "float32"])
     ap.add_argument("--float64", action="store_true", help="also float64")
     ap.add_argument("--tokens", type=int, default=1400)
+    ap.add_argument("--max-tokens", type=int, default=4096,
+                    help="skip sizes whose sequence is longer (float64 EQ's crossover is N = 55,363)")
     ap.add_argument("--out", help="write the rows as JSON")
     args = ap.parse_args(argv)
     precisions = args.precisions + (["float64"] if args.float64 else [])
@@ -88,7 +90,10 @@ def main(argv=None):
             sizes = [(crossover_n(task, precision), "crossover"), (n_for_tokens(task, args.tokens), f"~{args.tokens}")]
             for width in args.widths:
                 for n, where in sizes:
-                    if n is None:
+                    from reductions.registry import get_reduction
+
+                    if n is None or get_reduction(task).length(n) > args.max_tokens:
+                        print(f"{task:<20} {width:>2} {precision:<9} {n!s:>5} skipped ({where}: over --max-tokens)")
                         continue
                     r = run_row(task, width, precision, n, where)
                     rows.append(r)
