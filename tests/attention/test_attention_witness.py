@@ -228,3 +228,20 @@ def test_two_round_witnesses_per_query_are_genuine(task, precision, n):
     got = collision_of(sim, seed=0)
     assert got.found and not got.complete and got.rejected == 0 and got.instance["per_query"]
     _independent_check(sim, got.x, got.x_prime, got.y)
+
+
+def test_float64_sums_of_63_bits_round_trip():
+    """float64 at N = 601: 53-bit terms, sums of 53 + ceil(log2 601) = 63 bits; the host decoder used to
+    overflow there (2^63 does not fit in int64); negative and positive sums must come back exactly."""
+    from models.transformer.attention import AttentionPartial
+
+    sim = prepare("string-equality", "transformer", 300, "float64", width=1, layers=1, seed=0)
+    grid = sim.split.grid
+    width = grid.sum_bits(sim.split.length)
+    assert width == 63
+    num = np.array([[[-(1 << 61) - 5]], [[(1 << 61) + 7]]], dtype=np.int64)  # (B=2, H=1, d_v=1)
+    den = np.array([[(1 << 62) - 1], [-3]], dtype=np.int64)
+    part = AttentionPartial(num, den, sim.split.length, sim.split.length - 1, grid)
+    back = AttentionPartial.from_bit_rows(part.to_bit_rows(), n_heads=1, d_v=1, n_positions=sim.split.length,
+                                          output_position=sim.split.length - 1, grid=grid)
+    assert np.array_equal(back.numerator, num) and np.array_equal(back.denominator, den)
