@@ -714,6 +714,7 @@ def cmd_verify(args):
                      progress=lambda done, total: bar.update(task, completed=done, total=total),
                      **_model_kwargs(args))
     from reductions.search.reachable.plot import describe_count
+    from reductions.search.attention.render import zero_sum_rows
     from reductions.search.reachable.render import plot_if_asked, reachable_rows
 
     plot_if_asked(args, out)
@@ -768,6 +769,7 @@ def cmd_witness(args):
                            progress=lambda done, total: bar.update(task, completed=done, total=total),
                            method=args.method, max_states=args.max_states, **_model_kwargs(args))
     from reductions.search.reachable.plot import describe_count
+    from reductions.search.attention.render import zero_sum_rows
     from reductions.search.reachable.render import plot_if_asked, reachable_rows
 
     plot_if_asked(args, out)
@@ -775,11 +777,12 @@ def cmd_witness(args):
              f"{out['width']}) at {out['precision']}, n = {out['n']}")
     rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
                         f"({out['theorem']})"],
-            ["search", f"{out['method']}: {describe_count(out['tried'])} inputs of Alice "
-                       f"{'covered' if out['method'] == 'reachable-states' else 'hashed'}, {out['seconds']:.2f} s "
-                       f"({out['backend']})"],
+            ["search", (f"{out['method']}: exact collisions of the attention sums (rows below)" if
+                        out.get("search") == "zero-sum" else f"{out['method']}: {describe_count(out['tried'])} "
+                        f"inputs of Alice {'covered' if out['method'] == 'reachable-states' else 'hashed'}")
+                       + f", {out['seconds']:.2f} s ({out['backend']})"],
             ["complete", "yes (every input of Alice)" if out.get("complete") else "no"],
-            ["found", "yes" if out["found"] else "no"]] + reachable_rows(out)
+            ["found", "yes" if out["found"] else "no"]] + reachable_rows(out) + zero_sum_rows(out)
     if out["found"]:
         def short(bits):
             return bits if len(bits) <= 40 else f"{bits[:32]}... ({len(bits)} bits; all in --format json)"
@@ -799,9 +802,11 @@ def add_witness(sub):
     _model_options(p, width_required=True)
     p.add_argument("--budget", type=positive_int, metavar="K",
                    help="most inputs of Alice to hash (default: 2^20; all when there are fewer)")
-    p.add_argument("--method", choices=["auto", "reachable-states", "prefix-tree", "enumerate", "sample"],
+    p.add_argument("--method", choices=["auto", "reachable-states", "prefix-tree", "enumerate", "sample", "sorting",
+                                        "lattice"],
                    default="auto", help="reachable states where they apply (auto, the default), else all inputs "
-                   "when at most --budget, else a seeded sample")
+                   "when at most --budget, else (an exact 1-layer Transformer) exact collisions of the attention "
+                   "sums by sorting, then lattice reduction, else a seeded sample")
     _reachable_options(p)
     _common(p, seed=True)
     p.set_defaults(func=cmd_witness)

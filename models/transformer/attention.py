@@ -418,8 +418,9 @@ class AttentionPartial:
             vals = codes.astype(np.uint64).view(np.float64)
         else:
             vals = codes.astype(np.uint64).view(np.int64)
-            if width < 64:
-                vals = np.where(vals >= (1 << (width - 1)), vals - (1 << width), vals)
+            if width < 64:  # sign-extend (2^width may not fit in int64 at width 63: subtract half twice)
+                half = np.int64(1 << (width - 1))
+                vals = np.where(vals >= half, (vals - half) - half, vals)
         vals = vals.reshape(arr.shape[0], n_heads, d_v + 1)
         return cls(vals[:, :, :d_v].copy(), vals[:, :, d_v].copy(), n_positions, output_position, grid)
 

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from commcomp.backend import to_numpy
+from commcomp.backend import is_numpy, namespace_of, to_numpy
+from commcomp.protocol import ALICE, run_protocol
 
-from ..simulate.batch import run_batch
+from ..simulate.batch import encode_batch, run_batch
+from ..simulate.distinct import pack_words
 from ..simulate.setup import format_input
 
-__all__ = ["confirm_witness"]
+__all__ = ["confirm_witness", "alice_messages"]
 
 
 def confirm_witness(sim, x, x_prime, y) -> dict:
@@ -49,3 +51,15 @@ def confirm_witness(sim, x, x_prime, y) -> dict:
         "note": (f"x and x' send the same {sim.bits_per_message}-bit message, so the model answers "
                  f"them the same on y, but f differs: it is wrong on {wrong}"),
     }
+
+
+def alice_messages(sim, x, y, runner: str) -> np.ndarray:
+    """Alice's whole side of the transcript on ``(x, y)``, packed: ``(B, bytes)`` uint8."""
+    encoded = encode_batch(sim, x, y)  # device tokens for a recurrent device model
+    alice_in, bob_in, public = sim.split.party_inputs(encoded, y)
+    transcript = run_protocol(sim.split.protocol(alice_runner=runner), alice_in, bob_in, public)
+    rows = [m.rows.array for m in transcript.messages if m.sender == ALICE]
+    if not is_numpy(rows[0]):  # a device: packed into words there; only the words come to the host
+        words = to_numpy(pack_words(namespace_of(*rows).concat(rows, axis=1)))  # (B, W) int64
+        return np.ascontiguousarray(words).view(np.uint8)  # byte keys, sorted and hashed on the host
+    return np.packbits(np.concatenate(rows, axis=1), axis=1)

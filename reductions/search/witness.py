@@ -42,27 +42,15 @@ from commcomp.problems.separate import rows_pairwise_distinct, separating_inputs
 from ..simulate.batch import check_run_memory, encode_batch
 from ..simulate.distinct import pack_words
 from ..simulate.setup import prepare
-from .confirm import confirm_witness
+from .confirm import alice_messages, confirm_witness
 from .reachable.api import reachable_witness, try_reachable
 
 __all__ = ["find_witness", "DEFAULT_BUDGET", "confirm_witness"]
 
 DEFAULT_BUDGET = 1 << 20
-WITNESS_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "sample")
+WITNESS_METHODS = ("auto", "reachable-states", "prefix-tree", "enumerate", "sample", "sorting", "lattice")
 _CHUNK = 4096
 _ENUMERATE_Y = 1 << 16
-
-
-def _messages(sim, x, y, runner: str) -> np.ndarray:
-    """Alice's whole side of the transcript on ``(x, y)``, packed: ``(B, bytes)`` uint8."""
-    encoded = encode_batch(sim, x, y)  # device tokens for a recurrent device model
-    alice_in, bob_in, public = sim.split.party_inputs(encoded, y)
-    transcript = run_protocol(sim.split.protocol(alice_runner=runner), alice_in, bob_in, public)
-    rows = [m.rows.array for m in transcript.messages if m.sender == ALICE]
-    if not is_numpy(rows[0]):  # a device: packed into words there; only the words come to the host
-        words = to_numpy(pack_words(namespace_of(*rows).concat(rows, axis=1)))  # (B, W) int64
-        return np.ascontiguousarray(words).view(np.uint8)  # byte keys, sorted and hashed on the host
-    return np.packbits(np.concatenate(rows, axis=1), axis=1)
 
 
 def _separating_y(problem, n, x, x_prime, rng):
@@ -122,11 +110,14 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     progress : callable ``(tried, budget)``, optional
     backend : str, optional
         The array library to run on (as for :func:`~reductions.simulate.verify`).
-    method : {"auto", "reachable-states", "prefix-tree", "enumerate", "sample"}
+    method : {"auto", "reachable-states", "prefix-tree", "enumerate", "sample", "sorting", "lattice"}
         ``auto`` (default) explores the reachable states of a one-way recurrent split
         (:mod:`reductions.search.reachable`: complete at any n, ``complete: true``) and falls back, saying
         why in ``fallback``, to hashing every input (``prefix-tree`` for recurrent models,
-        ``enumerate`` otherwise) when there are at most ``budget``, else a seeded sample.
+        ``enumerate`` otherwise) when there are at most ``budget``, else (an exact 1-layer Transformer
+        split) to exact collisions of the attention sums (:mod:`reductions.search.attention`: sorting,
+        then the lattice), else a seeded sample. ``sorting`` and ``lattice`` run only that engine
+        (``budget`` then counts the sums sorted per phase).
     max_states, max_bytes : int, optional
         The reachable-states budget (:func:`reductions.search.reachable.engine.explore`).
     """
@@ -145,41 +136,57 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         return out
     prob, n = sim.problem, sim.n
     rng = np.random.default_rng([int(seed), 3])
-    enumerate_all = n <= 24 and (1 << n) <= budget and method != "sample"
+    enumerate_all = n <= 24 and (1 << n) <= budget and method not in ("sample", "sorting", "lattice")
+    if method in ("sorting", "lattice") or (method == "auto" and not enumerate_all and _zero_sum_applies(sim)):
+        out, why = _zero_sum(sim, method, budget if method != "auto" else None, seed, fallback)
+        if out is not None:
+            out["seconds"] = time.perf_counter() - start
+            return out
+        fallback = why
     if method in ("prefix-tree", "enumerate") and not enumerate_all:
         raise InvalidParameterError(f"method {method} hashes all 2^{n} inputs of Alice, more than the budget "
                                     f"{budget} (or n > 24)")
     runner = "prefix-tree" if (enumerate_all and "prefix-tree" in sim.split.runners) else "plain"
     two_round = sim.split.rounds == 2
     y_cycle = prob.bob_inputs(n) if prob.bob_input_bits(n) <= 16 else None
+    # two rounds: every x against every y when they fit in the budget (a complete search), else one y a chunk
+    every_y = two_round and enumerate_all and y_cycle is not None and (1 << n) * len(y_cycle) <= budget
     seen: dict = {}
     tried, found, chunk_no = 0, None, 0
     for xs in _stream(n, budget, rng, enumerate_all):
         if two_round:  # Alice's reply depends on Bob's query: collide among replies to one y
-            if y_cycle is not None:
-                y_one = y_cycle[chunk_no % len(y_cycle)]
+            if every_y:
+                y_list = list(y_cycle)
+            elif y_cycle is not None:
+                y_list = [y_cycle[chunk_no % len(y_cycle)]]
             else:
-                y_one = rng.integers(0, 2, size=n, dtype=np.uint8)
-            ys = np.repeat(np.asarray(y_one)[None, ...], len(xs), axis=0).reshape((len(xs),) + np.shape(y_one))
-            table = seen.setdefault(("y", np.asarray(y_one).tobytes()), {})
+                y_list = [rng.integers(0, 2, size=n, dtype=np.uint8)]
         else:
-            ys = np.repeat(prob.bob_inputs(n)[:1], len(xs), axis=0) if y_cycle is not None else \
-                np.zeros_like(xs)
-            table = seen
-        keys = _messages(sim, xs, ys, runner)
-        tried += len(xs)
+            y_list = [None]
         chunk_no += 1
-        for a, b in _collide(table, keys, xs):
+        for y_one in y_list:
             if two_round:
-                y = ys[0]
-                if bool(prob.evaluate(a[None], y[None])[0]) != bool(prob.evaluate(b[None], y[None])[0]):
-                    found = (a, b, y)
-                    break
+                ys = np.repeat(np.asarray(y_one)[None, ...], len(xs), axis=0).reshape((len(xs),) + np.shape(y_one))
+                table = seen.setdefault(("y", np.asarray(y_one).tobytes()), {})
             else:
-                y = _separating_y(prob, n, a, b, rng)
-                if y is not None:
-                    found = (a, b, y)
-                    break
+                ys = np.repeat(prob.bob_inputs(n)[:1], len(xs), axis=0) if y_cycle is not None else \
+                    np.zeros_like(xs)
+                table = seen
+            keys = alice_messages(sim, xs, ys, runner)
+            tried += len(xs)
+            for a, b in _collide(table, keys, xs):
+                if two_round:
+                    y = ys[0]
+                    if bool(prob.evaluate(a[None], y[None])[0]) != bool(prob.evaluate(b[None], y[None])[0]):
+                        found = (a, b, y)
+                        break
+                else:
+                    y = _separating_y(prob, n, a, b, rng)
+                    if y is not None:
+                        found = (a, b, y)
+                        break
+            if found is not None:
+                break
         if progress is not None:
             progress(tried, budget)
         if found is not None:
@@ -190,13 +197,16 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
            "method": ("prefix-tree" if runner == "prefix-tree" else "enumerate") if enumerate_all else "sample",
            "search": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
-           "found": found is not None, "complete": bool(enumerate_all and not two_round and (
+           "found": found is not None, "complete": bool(every_y or enumerate_all and not two_round and (
                y_cycle is not None or rows_pairwise_distinct(prob))), "fallback": fallback}
     if found is None:
         what = "all" if enumerate_all else "random"
+        what = f"(x, y) pairs (every input of Alice's against each of Bob's {len(y_cycle)})" if every_y else (
+            f"{what} inputs of Alice, each against one of Bob's queries (two rounds)" if two_round else
+            f"{what} inputs of Alice")
         out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None, "model_answer_x_prime": None,
                     "truth_x": None, "truth_x_prime": None, "wrong_on": None,
-                    "note": f"no witness among {tried} {what} inputs of Alice" + (
+                    "note": f"no witness among {tried} {what}" + (
                         ": proved: every input sends a distinct message or no y separates a colliding pair, "
                         "so no collision witness exists" if out["complete"] else
                         "; this proves nothing (the model may still be wrong somewhere, and a bigger budget "
@@ -205,3 +215,29 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         out.update(confirm_witness(sim, *found))
     out["seconds"] = time.perf_counter() - start
     return out
+
+
+def _zero_sum_applies(sim) -> bool:
+    from .attention import applies
+
+    return applies(sim) and not sim.cot
+
+
+def _zero_sum(sim, method: str, budget, seed: int, fallback):
+    """The attention engine's witness JSON, or ``(None, why)`` when ``auto`` should go on sampling."""
+    from .attention import collision_of
+
+    if not _zero_sum_applies(sim):
+        raise InvalidParameterError(f"method {method} runs on the exact 1-layer Transformer split (a precision "
+                                    f"set), not on this {sim.split.kind} split")
+    res = collision_of(sim, method="auto" if method == "auto" else method, budget=budget, seed=seed)
+    if method == "auto" and not res.found and not res.complete:
+        return None, f"zero-sum search of the attention sums: {res.note}"
+    out = {"task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
+           "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
+           "weights": sim.weights, "seed": int(seed), "backend": sim.backend,
+           "bits_per_message": sim.bits_per_message, "lower_bound_bits": sim.lower_bound_bits,
+           "theorem": sim.theorem, "budget": budget, "fallback": fallback}
+    out.update(res.to_json())
+    return out, None
+

@@ -8,7 +8,8 @@
 (b) ``witness`` — a model of the weak architecture whose state bits fall below the bound
     (random weights of width ``weak_width``, or the user's weights file) run as a protocol;
     :func:`reductions.search.witness.find_witness` looks for x != x' with the same message and a y
-    separating them.  ``found`` (x, x', y and which answer is wrong) or ``not found``, with the
+    separating them (a 1-layer Transformer: exact collisions of its attention sums,
+    :func:`reductions.search.attention.find_attention_collision`, re-checked on the protocol).  ``found`` (x, x', y and which answer is wrong) or ``not found``, with the
     method the engine used.  Not checked when the bound allows the weak width at this N.
 (c) ``protocol`` — the construction run as an Alice/Bob protocol
     (:func:`reductions.simulate.verify` with ``weights="construction"``): ``passed`` when the

@@ -105,9 +105,10 @@ def alice_letters(reduction, n: int, seed: int = 0) -> AliceLetters:
     return AliceLetters(int(n), int(s), bit_at, table, unread)
 
 
-def probe_positions(reduction, n: int, positions, seed: int = 0):
+def probe_positions(reduction, n: int, positions, seed: int = 0, *, repeated: bool = False):
     """``(bit_at, tokens, unread)`` of :class:`AliceLetters` for the given sequence positions
-    (Alice's prefix, or her own positions anywhere for a partition split), probed and checked."""
+    (Alice's prefix, or her own positions anywhere for a partition split), probed and checked.
+    ``repeated``: a bit may be written at several positions (each position still holds one bit)."""
     positions = np.asarray(positions, dtype=np.int64)
     problem = get_problem(reduction.problem)
     probes = np.vstack([np.zeros((1, n), np.uint8), np.eye(n, dtype=np.uint8)])  # (n + 1, n)
@@ -119,7 +120,7 @@ def probe_positions(reduction, n: int, positions, seed: int = 0):
         t = int(positions[np.nonzero(per_position > 1)[0][0]])
         raise NotPositionwiseError(f"{reduction.name}: position {t} depends on several bits of x")
     per_bit = changed.sum(axis=1)
-    if np.any(per_bit > 1):
+    if not repeated and np.any(per_bit > 1):
         i = int(np.nonzero(per_bit > 1)[0][0])
         raise NotPositionwiseError(f"{reduction.name}: bit {i} of x is written at several positions")
     bit_at = np.full(len(positions), -1, dtype=np.int64)
