@@ -66,8 +66,10 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            kind="lower", quantity="state_bits", randomized=False, formula=N,
            assumptions="N symbols s_1..s_N over a binary alphabet, then the query token; m = total state "
                        "numbers over all layers; Alice = prefix, Bob = the query",
-           source="Index Lookup lower bound", tags=("[A]", "[S]", "[P]"), paper_form="m >= N/p",
-           status="formula quoted by a reviewer [A] and the published summary [S]; linear size [P]",
+           source="Index Lookup lower bound", tags=("[S]", "[A]", "[P]"), paper_form="m >= N/p",
+           evidence="S",
+           status="formula from the published summary [S] (in the rebuttal m >= N/p is the reviewer's "
+                  "sentence; the authors write Omega(N) [A]); linear size [P]",
            section="§4.1"),
     _bound(id="BHBK-IL-RNN-rand", task="index-lookup", problem="index", split=_ONE_WAY,
            arch_class="recurrent", kind="lower", quantity="state_bits", randomized=True,

@@ -235,6 +235,8 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
     32
     >>> crossover(lambda n: None if n < 4 else n, lambda n: 5)
     6
+    >>> crossover(lambda n: n, lambda n: 40 if n <= 50 else None)   # 64 unknown: the gap is searched
+    41
     """
     def crosses(n):
         lo, hi = lower(n), strong(n)
@@ -245,8 +247,8 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
     n, prev = max(1, start), None
     while n <= limit:
         c = crosses(n)
-        if c is None and prev is not None:  # known below, unknown here: not built this far
-            return None
+        if c is None and prev is not None:  # known below, unknown here: search the gap doubling skipped
+            return _crossing_in_gap(crosses, prev, n)
         if c:
             break
         if c is not None:
@@ -260,3 +262,29 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if crosses(mid) else (mid, hi)
     return hi
+
+
+def _crossing_in_gap(crosses, lo: int, hi: int) -> int | None:
+    """The first crossing in ``(lo, hi)``, where ``crosses(lo)`` is False and ``crosses(hi)`` unknown.
+
+    The known sizes are taken to be a prefix (a side is built, or its formula holds, up to some
+    size): bisection on known / unknown finds a crossing point if the known part of the gap has
+    one, then bisection on the crossing finds the first.  None when the known part never crosses.
+    """
+    hit = None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = crosses(mid)
+        if c is None:
+            hi = mid
+        elif c:
+            hit = mid
+            break
+        else:
+            lo = mid
+    if hit is None:
+        return None
+    while hit - lo > 1:
+        mid = (lo + hit) // 2
+        lo, hit = (lo, mid) if crosses(mid) else (mid, hit)
+    return hit

@@ -1,0 +1,53 @@
+"""Issue 20's six definite errors, each with a test that failed on the code before the fix."""
+
+import json
+
+import pytest
+
+import cli
+from reductions.separations import WidthCurves, crossover, find_separations
+
+
+# --- 1. the crossover search gives up in a gap it skipped -------------------------------------------
+def test_crossover_searches_the_gap_before_the_first_unknown_size():
+    # strong side known up to n = 50 only; the doubling goes 32 (no crossing) -> 64 (unknown), and
+    # the crossing lies between: the brute-force scan says n = 41
+    lower, strong = (lambda n: n), (lambda n: 40 if n <= 50 else None)
+    first = next(n for n in range(1, 51) if lower(n) > strong(n))
+    assert first == 41
+    assert crossover(lower, strong) == first
+    # no crossing in the known part: still None
+    assert crossover(lambda n: n, lambda n: 60 if n <= 50 else None) is None
+
+
+def test_equality_elman_catalogue_crossover_is_found():
+    # separations --task string-equality --sizes 4592 4593 --weak elman: 287 vs 287, then 288 vs 287
+    sep = find_separations(["string-equality"], 16, weak=["elman"])[0]
+    curves = WidthCurves(sep, 16)
+    assert (curves.lower(4592), curves.catalogue(4592)) == (287, 287)
+    assert (curves.lower(4593), curves.catalogue(4593)) == (288, 287)
+    assert crossover(curves.lower, curves.catalogue, 1) == 4593
+
+
+# --- 5. construct index-first-rnn crashes; index-first-lookup not in list tasks -------------------
+def test_construct_index_first_rnn_runs(capsys):
+    assert cli.main(["construct", "index-first-rnn", "--n", "64", "--check", "16", "--format", "json"]) in (0, None)
+    out = json.loads(capsys.readouterr().out)
+    assert out["check"]["correct"] == out["check"]["instances"] == 16 and out["check"]["ok"]
+
+
+def test_list_tasks_has_index_first_lookup(capsys):
+    cli.main(["list", "tasks", "--format", "json"])
+    names = [row["name"] for row in json.loads(capsys.readouterr().out)]
+    assert "index-first-lookup" in names and "index-lookup" in names
+
+
+# --- 6. BHBK-IL-RNN's number comes from the secondary summary --------------------------------------
+def test_index_lookup_rnn_bound_is_tagged_secondary():
+    from commcomp.bounds import compute_bounds, get_bound
+
+    bound = get_bound("BHBK-IL-RNN")
+    assert bound.evidence == "S"
+    assert bound.label == "lower bound stated by a secondary source [S]"
+    row = compute_bounds(8192, 64, task="index-lookup", arch="gru", include_randomized=False)[0]
+    assert (row.theorem, row.evidence, row.min_width) == ("BHBK-IL-RNN", "S", 128)
