@@ -82,7 +82,7 @@ class LadderRow:
     construction: str | None
     construction_width: int | None
     at_crossover: str            # "", "explicit" or "catalogue": this n is that crossover
-    separated: bool | None       # the weak side's minimum width exceeds the explicit weights' width
+    separated: bool | None       # the weak minimum width exceeds the explicit width, weights not failed
     checks: tuple = ()
     seconds: float = 0.0
 
@@ -147,6 +147,16 @@ def _rows_to_check(ladder, crossings, curves, check_max_length, check_all, weak_
     chosen = {n for n in crossings if n in short}
     biting = [n for n in short if (curves.lower(n) or 0) > weak_width]
     return chosen or set(biting[:1] or short[:1])
+
+
+def _separated(lower, explicit, checks) -> bool | None:
+    """The weak side's minimum width exceeds the explicit weights' width, and those weights did not
+    fail check (a) here (weights wrong at this precision separate nothing); None when a side is
+    missing."""
+    if lower is None or explicit is None:
+        return None
+    failed = any(c.name == "construction" and c.status == "FAILED" for c in checks)
+    return lower.min_width > explicit and not failed
 
 
 def _skipped(why: str) -> tuple[Check, ...]:
@@ -230,7 +240,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                 lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
                 construction=sep.construction, construction_width=explicit,
                 at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
-                separated=None if lower is None or explicit is None else lower.min_width > explicit,
+                separated=_separated(lower, explicit, checks),
                 checks=checks, seconds=time.perf_counter() - t0))
         out.append(SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
                                     None if x_cat is None else curves.N(x_cat), tuple(rows)))

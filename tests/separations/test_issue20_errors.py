@@ -51,3 +51,18 @@ def test_index_lookup_rnn_bound_is_tagged_secondary():
     assert bound.label == "lower bound stated by a secondary source [S]"
     row = compute_bounds(8192, 64, task="index-lookup", arch="gru", include_randomized=False)[0]
     assert (row.theorem, row.evidence, row.min_width) == ("BHBK-IL-RNN", "S", 128)
+
+
+# --- 3. Match2 printed "sep? yes" beside a failed construction ------------------------------------
+def test_failed_construction_is_no_separation():
+    from reductions.separations import separation_ladders
+    from reductions.separations.render import table_rows
+
+    lad = separation_ladders(["match2"], "bfloat16", sizes=[98], weak=["elman"], samples=32,
+                             check_all=True)[0]
+    row = lad.rows[0]
+    a = {c.name: c for c in row.checks}["construction"]
+    assert a.status == "FAILED" and a.data["correct"] < a.data["checked"]
+    assert row.lower_bound_width > row.construction_width          # widths alone would say yes
+    assert row.separated is False
+    assert table_rows([lad])[0][5] != "yes"
