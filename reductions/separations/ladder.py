@@ -155,7 +155,10 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                                           f"no explicit weights; catalogue {upper.theorem}"))
                     break
             if upper is None:
+                own = spec is not None and (spec.arch, spec.layers) == (arch, layers)
                 out.append(Separation(task, reduction.problem, arch, layers, None, None, None,
+                                      f"lower bound only: {spec.name} is this class's own construction "
+                                      "(a strong side, not a weak one)" if own else
                                       "no construction with a width in the catalogue or the registry"))
     return out
 

@@ -66,3 +66,15 @@ def test_failed_construction_is_no_separation():
     assert row.lower_bound_width > row.construction_width          # widths alone would say yes
     assert row.separated is False
     assert table_rows([lad])[0][5] != "yes"
+
+
+# --- 2. qSA: the recurrent model is the weak side, the 1-layer Transformer the strong one ---------
+def test_qsa_weak_side_is_recurrent():
+    seps = find_separations(["qsa"], 16)
+    by_weak = {s.weak_label: s for s in seps}
+    assert (by_weak["elman"].strong_label, by_weak["elman"].construction) == ("tf1", "qsa-random-keys")
+    curves = WidthCurves(by_weak["elman"], 16)
+    row = curves.lower_row(256)          # SHT Thm 11: (N - 1)/2 bits at N = 2*256 + 1 tokens
+    assert row.theorem == "SHT-qSA-RNN" and row.min_width == -(-((2 * 256 + 1 - 1) // 2) // 16)
+    tf1 = by_weak.get("tf1")
+    assert tf1 is None or (tf1.strong_arch is None and "no construction" not in tf1.note)
