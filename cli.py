@@ -515,6 +515,9 @@ def cmd_bounds(args):
     rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
                           layers=args.layers, width=args.width, kind=args.kind,
                           include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
+    from reductions.separations.holds import annotate_rows
+
+    rows = annotate_rows(rows, args.precision, hyper)
     if args.plot:
         plot_min_width(rows, args.plot)
     if args.computed:
