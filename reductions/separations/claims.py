@@ -80,8 +80,9 @@ def claim_verdict(checks: dict) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class ClaimPoint:
-    """Both sides at one N: the weak side's minimum width (commcomp's bound and, where it differs,
-    the paper's), the strong side's explicit width and the catalogue's construction width."""
+    """Both sides at one N: the weak side's minimum width (the strongest bound, and the one of
+    ``beside_bound`` where it differs), the strong side's explicit width and the catalogue's
+    construction width."""
 
     N: int
     n: int
@@ -89,9 +90,9 @@ class ClaimPoint:
     weak_width: int | None
     weak_theorem: str | None
     weak_evidence: str | None
-    paper_width: int | None
-    paper_theorem: str | None
-    paper_evidence: str | None
+    beside_width: int | None
+    beside_theorem: str | None
+    beside_evidence: str | None
     strong_width: int | None
     catalogue_width: int | None
     crossover: bool = False
@@ -133,8 +134,8 @@ def _same_sides(spec: ClaimSpec, sep) -> bool:
 
 
 def _paper(spec: ClaimSpec, task: str, length: int, bits: int, heads: int):
-    """The paper's own bound (``spec.paper_bound``) at this instance, when it is not commcomp's."""
-    if spec.paper_bound is None:
+    """The bound shown beside the strongest (``spec.beside_bound``) at this instance."""
+    if spec.beside_bound is None:
         return None
     from commcomp.bounds import bound_parameters, catalogue_N, compute_bounds
 
@@ -144,7 +145,7 @@ def _paper(spec: ClaimSpec, task: str, length: int, bits: int, heads: int):
                               **bound_parameters(task, length))
     except CommcompError:
         return None
-    return next((r for r in rows if r.theorem == spec.paper_bound and r.min_width is not None), None)
+    return next((r for r in rows if r.theorem == spec.beside_bound and r.min_width is not None), None)
 
 
 def _point(spec, row, bits, heads, crossing) -> ClaimPoint:

@@ -44,8 +44,9 @@ def _points(result) -> str:
     parts = []
     for p in result.points:
         weak = "-" if p.weak_width is None else f"{p.weak_width}{_tag(p.weak_evidence)}"
-        if p.paper_width is not None:
-            weak += f" (paper: {p.paper_width}{_tag(p.paper_evidence)})"
+        if p.beside_width is not None:
+            who = "paper" if str(p.beside_theorem).split("-")[0] in ("BHBK", "SHT", "WDL") else "commcomp"
+            weak += f" ({who}: {p.beside_width}{_tag(p.beside_evidence)})"
         strong = p.strong_width if p.strong_width is not None else (
             f"{p.catalogue_width} (formula)" if p.catalogue_width is not None else "-")
         mark = " (crossover)" if p.crossover else ""

@@ -87,12 +87,12 @@ def test_dyck_shows_the_papers_bound_beside_commcomps(il_dyck):
     dyck = il_dyck["dyck-RNN"]
     point = dyck.points[0]
     N = point.N
-    assert point.paper_theorem == "BHBK-Dyck-1TF" and point.paper_evidence == "S"
-    assert point.paper_width == math.ceil((N - 1) / (3 * (16 + math.log2(N))))
-    assert point.weak_evidence == "D" and point.weak_width < point.paper_width
+    assert point.beside_theorem == "BHBK-Dyck-1TF" and point.beside_evidence == "S"
+    assert point.beside_width == math.ceil((N - 1) / (3 * (16 + math.log2(N))))
+    assert point.weak_evidence == "D" and point.weak_width < point.beside_width
     assert dyck.verdict == "not shown"            # no collision finder for 1-layer Transformers yet
     depth = il_dyck["depth-Dyck"]
-    assert [(p.N, p.paper_width) for p in depth.points] == [(197, 3), (257, 4), (941, 13)]
+    assert [(p.N, p.beside_width) for p in depth.points] == [(197, 3), (257, 4), (941, 13)]
 
 
 def test_match2_is_not_shown_beside_its_failed_weights(il_dyck):

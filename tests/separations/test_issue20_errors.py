@@ -111,3 +111,26 @@ def test_bounds_construction_rows_say_where_their_weights_fail(capsys):
     # Match2's weights at 16-bit floats, N = 98 (the issue's 54/81 and 66/129 at bfloat16)
     rows = _bounds_json(capsys, "--n", "98", "--precision", "16", "--task", "match2")
     assert rows[("SHT-Match2-UB", 98)]["holds_at_precision"] is False
+
+
+# --- conventions: the paper's N/(2p) under its id; k_JL(N) for positional vectors --------------------
+def test_nearest_neighbour_paper_bound_and_construction_width():
+    import math
+
+    from commcomp.bounds import compute_bounds
+
+    rows = {r.theorem: r for r in compute_bounds(8193, 16, task="nearest-neighbour", arch="elman",
+                                                 include_randomized=False)}
+    assert rows["BHBK-NN-RNN"].min_width == math.ceil(8193 / 2 / 16) == 257      # m >= N/(2p) [S]
+    assert rows["BHBK-NN-RNN"].evidence == "S"
+    assert rows["COMMCOMP-NN-RNN"].min_width == 256 and rows["COMMCOMP-NN-RNN"].evidence == "D"
+
+    def k_jl(count):  # ceil((4 ln count + 2 ln 2) / (1/2)^2), gamma = delta = 1/2
+        return math.ceil((4 * math.log(count) + 2 * math.log(2)) * 4)
+
+    for task, theorem in (("nearest-neighbour", "BHBK-NN-2TF"), ("mqar", "BHBK-MQAR-2TF")):
+        for N in (401, 8193):
+            row = next(r for r in compute_bounds(N, 16, task=task, arch="transformer", layers=2, kind="upper")
+                       if r.theorem == theorem)
+            n = (N - 1) // 2
+            assert row.min_width == k_jl(n) + 2 * k_jl(N) + 3, (task, N)
