@@ -199,7 +199,7 @@ def _list_rows(what: str):
                  "tag": "".join(b.tags), "label": b.label} for b in BOUNDS]
         return rows, ["id", "paper", "task", "arch_class", "kind", "quantity", "formula", "tag"]
     if what == "tasks":
-        from reductions.registry import DEFAULT_PROBLEM, TASKS, list_reductions
+        from reductions.registry import DEFAULT_PROBLEM, EXTRA_TASKS, TASKS, get_task, list_reductions
 
         by_task = {}
         for r in list_reductions():
@@ -210,6 +210,9 @@ def _list_rows(what: str):
                  "split": sorted({r.split for r in by_task.get(t.name, [])}),
                  "source": sorted({f"{r.source} {r.section}" for r in by_task.get(t.name, [])})}
                 for t in (TASKS[k] for k in sorted(TASKS))]
+        rows += [{"name": t.name, "aliases": list(t.aliases), "answer": t.answer_kind, "problems": [],
+                  "split": ["none"], "source": ["constructions only: no two-party reduction"]}
+                 for t in (get_task(k) for k in sorted(EXTRA_TASKS))]
         return rows, ["name", "aliases", "answer", "problems", "split", "source"]
     if what == "archs":
         from commcomp.architectures import list_architectures, state_numbers_formula
@@ -507,6 +510,9 @@ def cmd_bounds(args):
     rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
                           layers=args.layers, width=args.width, kind=args.kind,
                           include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
+    from reductions.separations.holds import annotate_rows
+
+    rows = annotate_rows(rows, args.precision, hyper)
     if args.plot:
         plot_min_width(rows, args.plot)
     if args.computed:

@@ -16,7 +16,7 @@ Examples
 --------
 >>> rows = compute_bounds(8192, 64, task="index-lookup", arch="gru", include_randomized=False)
 >>> rows[0].min_width, rows[0].theorem, rows[0].tag
-(128, 'BHBK-IL-RNN', '[A][S][P]')
+(128, 'BHBK-IL-RNN', '[S][A][P]')
 >>> get_bound("BHBK-NN-RNN").paper_form
 'm >= N/(2p)'
 """

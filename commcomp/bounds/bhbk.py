@@ -30,6 +30,7 @@ __all__ = ["BHBK_BOUNDS", "jl_dim_expr", "dyck_dfa_states_expr"]
 _bound = functools.partial(Bound, paper="BHBK")
 
 k_jl = sp.Symbol("k_JL", positive=True, integer=True)
+k_vec = sp.Symbol("k_x", positive=True, integer=True)   #: JL dimension of NN's vectors / MQAR's keys (n of them)
 d_sum = sp.Symbol("d", nonnegative=True, integer=True)
 
 
@@ -66,8 +67,10 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            kind="lower", quantity="state_bits", randomized=False, formula=N,
            assumptions="N symbols s_1..s_N over a binary alphabet, then the query token; m = total state "
                        "numbers over all layers; Alice = prefix, Bob = the query",
-           source="Index Lookup lower bound", tags=("[A]", "[S]", "[P]"), paper_form="m >= N/p",
-           status="formula quoted by a reviewer [A] and the published summary [S]; linear size [P]",
+           source="Index Lookup lower bound", tags=("[S]", "[A]", "[P]"), paper_form="m >= N/p",
+           evidence="S",
+           status="formula from the published summary [S] (in the rebuttal m >= N/p is the reviewer's "
+                  "sentence; the authors write Omega(N) [A]); linear size [P]",
            section="§4.1"),
     _bound(id="BHBK-IL-RNN-rand", task="index-lookup", problem="index", split=_ONE_WAY,
            arch_class="recurrent", kind="lower", quantity="state_bits", randomized=True,
@@ -140,12 +143,13 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
         if short == "DISJ" or not randomized
     ),
     _bound(id="BHBK-NN-RNN", task="nearest-neighbour", problem="index", split=_ONE_WAY,
-           arch_class="recurrent", kind="lower", quantity="state_bits", randomized=False, formula=(N - 1) / 2,
-           assumptions="x_1, y_1, ..., x_n, y_n, x_q: N = 2n + 1 tokens, so the n = (N - 1)/2 labels are "
-                       "Alice's bits (the summary's N/2 rounds N ~ 2n; commcomp's integer form: "
-                       "COMMCOMP-NN-RNN)",
-           source="Nearest Neighbour, recurrent", tags=("[S]", "[P]", "[D]"), paper_form="m >= N/(2p)",
-           status="shape [P]; the summary's N/(2p) [S]; the exact count (N - 1)/2 [D]", evidence="D",
+           arch_class="recurrent", kind="lower", quantity="state_bits", randomized=False, formula=N / 2,
+           assumptions="x_1, y_1, ..., x_n, y_n, x_q, N ~ 2n tokens: the paper's form as the summary states "
+                       "it; the exact count of the reduction (n = (N - 1)/2 labels are Alice's bits) is "
+                       "commcomp's COMMCOMP-NN-RNN, shown beside it",
+           source="Nearest Neighbour, recurrent", tags=("[S]", "[P]"), paper_form="m >= N/(2p)",
+           status="shape [P]; the summary's N/(2p) [S]; the exact count (N - 1)/2: COMMCOMP-NN-RNN [D]",
+           evidence="S",
            section="§4.1"),
     _bound(id="BHBK-NN-RNN-rand", task="nearest-neighbour", problem="index", split=_ONE_WAY,
            arch_class="recurrent", kind="lower", quantity="state_bits", randomized=True,
@@ -248,16 +252,19 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            section="§4.2, §7 C3"),
     _bound(id="BHBK-NN-2TF", task="nearest-neighbour", problem=None, split=None,
            arch_class="transformer-2layer", kind="upper", quantity="width", randomized=False,
-           formula=3 * k_jl + 3, definitions=(_N_STRING, (k_jl, jl_dim_expr(n))),
+           formula=k_vec + 2 * k_jl + 3, definitions=(_N_STRING, (k_vec, jl_dim_expr(n)), (k_jl, jl_dim_expr(N))),
            conditions=_JL_CONDS + (N >= 3,),
-           assumptions="C4 with inputs x_i the JL vectors of the reduction (d = k_JL, margin >= 1 - gamma); "
-                       "width d + 2k + 3 (flag, label, bias: commcomp's count, unchecked)",
+           assumptions="C4 with inputs x_i the n JL vectors of the reduction (d = k_JL(n), margin >= 1 - gamma) "
+                       "and a positional vector for every one of the N tokens (k = k_JL(N), two blocks: own "
+                       "and previous position); width d + 2k + 3 (flag, label, bias: commcomp's count)",
            source="Nearest Neighbour construction C4", tags=("[P]", "[R]", "[D]"),
            paper_form="log size (asymptotic, constant unknown)", section="§4.2, §7 C4"),
     _bound(id="BHBK-MQAR-2TF", task="mqar", problem=None, split=None, arch_class="transformer-2layer",
-           kind="upper", quantity="width", randomized=False, formula=3 * k_jl + 3,
-           definitions=(_N_STRING, (k_jl, jl_dim_expr(n))), conditions=_JL_CONDS + (N >= 3,),
-           assumptions="C4 with exact key match (JL keys); one layer cannot do it in the k, v format",
+           kind="upper", quantity="width", randomized=False, formula=k_vec + 2 * k_jl + 3,
+           definitions=(_N_STRING, (k_vec, jl_dim_expr(n)), (k_jl, jl_dim_expr(N))),
+           conditions=_JL_CONDS + (N >= 3,),
+           assumptions="C4 with exact key match (n JL keys, k_JL(n)) and a positional vector for every token "
+                       "(k_JL(N), own and previous position); one layer cannot do it in the k, v format",
            source="MQAR as exact-match NN", tags=("[R]", "[D]"), paper_form="O(log N) width", section="§4.2"),
     _bound(id="BHBK-kDNF-2TF", task=None, problem=None, split=None, arch_class="transformer-2layer",
            kind="upper", quantity="width", randomized=False, formula=c * k * log2(N),

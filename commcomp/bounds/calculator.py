@@ -46,7 +46,11 @@ class BoundRow:
     own statement where it differs from ``formula`` (e.g. "width O(log N) (asymptotic, constant unknown)"
     beside commcomp's explicit constant); ``n_means`` what N is for this entry; ``evidence`` where the
     formula's number comes from (P, A, S, R, C, D, D✓); ``precision_model`` how numbers are counted;
-    ``cot`` what chain of thought does to it; ``width_means`` what m counts for ``arch``.
+    ``cot`` what chain of thought does to it; ``width_means`` what m counts for ``arch``;
+    ``holds_at_precision`` (construction rows): whether commcomp's explicit weights for it are
+    correct at this N and precision (True / False), None where unchecked (filled by
+    ``reductions.separations.holds.annotate_rows``: the check runs models, which this package does
+    not import).
     """
 
     task: str
@@ -83,6 +87,7 @@ class BoundRow:
     precision_model: str = ""
     cot: str = ""
     width_means: str = ""
+    holds_at_precision: bool | None = None
 
 
 #: Field names in order (the export column order).

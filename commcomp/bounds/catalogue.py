@@ -153,8 +153,13 @@ def _exact(value: object, name: str, integer: bool) -> sp.Expr:
     if isinstance(value, bool) or not isinstance(value, (Real, Fraction, sp.Basic, str)):
         raise InvalidParameterError(f"{name} must be a number, got {value!r}")
     try:
-        exact = sp.Rational(Fraction(str(value)).limit_denominator(10**12)) if not isinstance(
-            value, sp.Basic) else sp.nsimplify(value)
+        if isinstance(value, sp.Rational):  # already exact (the defaults): nsimplify would return it
+            exact = value
+        elif isinstance(value, int):
+            exact = sp.Integer(value)
+        else:
+            exact = sp.Rational(Fraction(str(value)).limit_denominator(10**12)) if not isinstance(
+                value, sp.Basic) else sp.nsimplify(value)
     except (ValueError, TypeError, ZeroDivisionError):
         raise InvalidParameterError(f"{name} must be a number, got {value!r}") from None
     if integer and not exact.is_Integer:

@@ -35,7 +35,7 @@ TABLE_COLUMNS = ("task", "problem", "arch", "layers", "kind", "quantity", "value
                  "theorem", "tag", "label", "assumptions", "n", "precision", "heads")
 _INT_FIELDS = {"n", "precision", "heads", "layers", "min_width", "width", "crossover_n"}
 _NUM_FIELDS = {"value", "state_bits", "eps"}
-_BOOL_FIELDS = {"randomized"}
+_BOOL_FIELDS = {"randomized", "holds_at_precision"}
 _MISSING = "--"
 _INT_RE = re.compile(r"^-?\d+$")
 

@@ -78,8 +78,25 @@ def wide_rows(rows, width: int | None = None) -> list[list[str]]:
     return out
 
 
+def holds_text(row) -> str:
+    """``holds`` / ``fails p=16`` / ``-``: a construction row's explicit weights checked at its N and p.
+
+    >>> from types import SimpleNamespace as R
+    >>> holds_text(R(holds_at_precision=False, precision=16)), holds_text(R(holds_at_precision=None, precision=8))
+    ('fails p=16', '-')
+    """
+    held = getattr(row, "holds_at_precision", None)
+    return "-" if held is None else ("holds" if held else f"fails p={row.precision}")
+
+
 def bounds_text(rows, heads: int, *, width: int | None = None, wide: bool = False) -> str:
     """The ``commcomp bounds`` table (80 columns by default; ``wide``: every field)."""
+    checked = any(getattr(r, "holds_at_precision", None) is not None for r in rows)
+    text = _bounds_text(rows, heads, width=width, wide=wide, checked=checked)
+    return text
+
+
+def _bounds_text(rows, heads, *, width, wide, checked) -> str:
     if wide:
         columns = ["N", "task", "arch", "what", "quantity", "value", "min width", "formula", "source"]
         if width:
@@ -93,6 +110,11 @@ def bounds_text(rows, heads: int, *, width: int | None = None, wide: bool = Fals
     caption = (f"p = {rows[0].precision} bits, H = {heads}; log = log2. m: the smallest integer width the "
                "bound allows (LB: lower bound) or the construction uses (UB); [tag]: where the number "
                "comes from (P paper, S secondary source, D derived here, D✓ derived and verified)."
+               + (" weights: commcomp's explicit weights for a construction row, checked at this N and p "
+                  "(holds: every answer right; fails p=P: a wrong answer; -: unchecked)." if checked else "")
                + ("" if wide else " Formulas and labels: --wide or --format json.")
                if rows else "no bound matches")
+    if checked:
+        columns.append("weights")
+        table = [line + [holds_text(r)] for line, r in zip(table, rows)]
     return text_table("commcomp bounds", columns, table, caption, one_line=not wide)

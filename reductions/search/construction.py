@@ -87,7 +87,7 @@ def judge_for(construction: Construction, task=None) -> Judge:
     if task is None:
         from reductions.registry import task_instance
 
-        params = {"alphabet": construction.report["alphabet"]} if construction.task == "index-first-lookup" \
+        params = {"alphabet": construction.params_report["alphabet"]} if construction.task == "index-first-lookup" \
             else {}
         task = task_instance(construction.task, **params)
     n = construction.n

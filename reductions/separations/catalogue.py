@@ -65,13 +65,27 @@ def _fallback(task, arch, layers, length, precision, heads, kind, problem=None):
 
 def lower_bound(task: str, arch: str, layers: int, length: int, precision, heads: int = 1,
                 problem: str | None = None):
-    """The strongest deterministic lower bound (a ``BoundRow``, largest minimum width), or None."""
+    """The strongest deterministic lower bound (a ``BoundRow``, largest minimum width), or None.
+
+    With ``problem``, the bounds through that embedded problem (the row's reduction); when there
+    is none, a bound stated for the task with no embedded problem.
+    """
     try:
-        if _best_lower_bound is not None:
-            return _best_lower_bound(task, arch, length, precision, heads, layers=layers, problem=problem)
-        return _fallback(task, arch, layers, length, precision, heads, "lower", problem)
+        row = _lower(task, arch, layers, length, precision, heads, problem)
+        if row is None and problem is not None:
+            # no bound through this row's reduction: a statement about the task itself (no embedded
+            # problem: SHT Thm 11's recurrent qSA bound) still bounds the architecture
+            row = _lower(task, arch, layers, length, precision, heads, None)
+            row = row if row is not None and row.problem is None else None
+        return row
     except CommcompError:
         return None
+
+
+def _lower(task, arch, layers, length, precision, heads, problem):
+    if _best_lower_bound is not None:
+        return _best_lower_bound(task, arch, length, precision, heads, layers=layers, problem=problem)
+    return _fallback(task, arch, layers, length, precision, heads, "lower", problem)
 
 
 def construction_bound(task: str, arch: str, layers: int, length: int, precision, heads: int = 1):

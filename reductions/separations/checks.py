@@ -95,8 +95,9 @@ def adversarial_pairs(problem, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def construction_check(task: str, construction: str | None, n: int, precision, *, samples: int = 64,
-                       seed: int = 0, construction_object=None) -> Check:
-    """(a): the explicit construction judged by the task's ground truth (module docstring)."""
+                       seed: int = 0, construction_object=None, adversarial_max: int | None = None) -> Check:
+    """(a): the explicit construction judged by the task's ground truth (module docstring);
+    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default)."""
     from reductions.search.construction import check_construction
     from reductions.registry import get_reduction
 
@@ -114,7 +115,7 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
         exhaustive = spec is not None and spec.inputs is not None and built.n <= spec.exhaustive_max_n
         inputs = spec.inputs(built.n) if exhaustive else None
         result = check_construction(built, inputs=inputs, samples=samples, seed=seed, stop_early=False)
-        adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n)
+        adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n, adversarial_max)
     except CommcompError as exc:
         return Check("construction", "FAILED", f"could not run: {_first_line(exc)}")
     except MemoryError:
@@ -128,8 +129,9 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
                   "exhaustive": bool(exhaustive), "random": int(samples), "adversarial": int(adv[1])})
 
 
-def _adversarial_check(built, reduction, n) -> tuple[int, int]:
-    """Correct / total of the construction on the reduction's encodings of :func:`adversarial_pairs`."""
+def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[int, int]:
+    """Correct / total of the construction on the reduction's encodings of :func:`adversarial_pairs`
+    (the first ``most`` of them when given)."""
     from commcomp.problems import get_problem
 
     from reductions.search.construction import check_construction
@@ -137,6 +139,8 @@ def _adversarial_check(built, reduction, n) -> tuple[int, int]:
     problem = get_problem(reduction.problem)
     try:
         xs, ys = adversarial_pairs(problem, n)
+        if most is not None:
+            xs, ys = xs[:most], ys[:most]
         encoded = reduction.encode(xs, ys, n)
     except (CommcompError, ValueError, IndexError):
         return 0, 0

@@ -1,7 +1,10 @@
 """``commcomp separations``: arguments, the run, and its output (the CLI only parses and dispatches).
 
-Without ``--n`` it shows every separation on its ladder of N (:func:`.rows.separation_ladders`)
+Without ``--n`` it shows the papers' claims (:mod:`.claims`, one row per claim with a verdict:
+the table printed by default), computed from every separation on its ladder of N
+(:func:`.rows.separation_ladders`: the table of ``--ladder``, ``--weak``, ``--sizes``, ``--wide``)
 and, when no subset is asked for, the special rows (:mod:`.special`: k-DNF, CoT, RAG, hybrid);
+``--format json`` gives ``{"claims", "derived", "separations"}`` (the last: the ladders and special rows);
 with ``--n`` the per-architecture grid at that problem size (:func:`.grid.separations`, the
 original contract).  Tables go through :func:`commcomp.tables.text_table` (no word broken).
 """
@@ -17,7 +20,8 @@ from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_B
                              check_seed)
 from commcomp.tables import text_table
 
-from . import render
+from . import claims_view, render
+from .claims import evaluate_claims
 from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
 from .special import special_rows
 
@@ -47,6 +51,8 @@ def add_arguments(p) -> None:
                    help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
     p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
     p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
+    p.add_argument("--ladder", action="store_true",
+                   help="print the ladders (each separation across its crossover) instead of the claims")
     p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (PNG or SVG; needs matplotlib)")
     p.add_argument("--n", type=int, default=None,
                    help="one problem size: every task x architecture class at this n (the grid)")
@@ -89,12 +95,19 @@ def run(args, jsonable) -> str:
                                  check_max_length=args.check_max_length, check_all=args.check_all)
     specials = special_rows(precision, seed=args.seed, samples=args.samples) if not args.task and not \
         (args.weak or args.arch) and not args.sizes else []
+    claims, derived = evaluate_claims(ladders, precision, tasks=args.task, heads=args.heads, samples=args.samples,
+                                      budget=args.budget, weak_width=args.weak_width, weights=args.weights,
+                                      seed=args.seed, check_max_length=args.check_max_length)
     seconds = time.perf_counter() - start
     if args.plot:
         render.plot_ladders(ladders, args.plot, precision)
     if args.format == "json":
-        return json.dumps(jsonable([{"kind": "separation", **lad.to_json()} for lad in ladders]
-                                   + [{"kind": "special", **s.to_json()} for s in specials]), indent=2)
+        return json.dumps(jsonable({
+            "claims": [c.to_json() for c in claims], "derived": [c.to_json() for c in derived],
+            "separations": [{"kind": "separation", **lad.to_json()} for lad in ladders]
+            + [{"kind": "special", **s.to_json()} for s in specials]}), indent=2)
+    if not (args.ladder or args.weak or args.arch or args.sizes or args.wide):
+        return _claims_output(args, claims, derived, precision, seconds)
     note = render.caption(ladders, precision, args.heads, samples=args.samples, budget=args.budget,
                           weak_width=args.weak_width, check_max_length=args.check_max_length,
                           seconds=seconds, check_all=args.check_all)
@@ -108,6 +121,17 @@ def run(args, jsonable) -> str:
     if args.format == "latex":
         return render.latex(columns, rows, title, note)
     return text_table(title, columns, rows, note, one_line=not wide)
+
+
+def _claims_output(args, claims, derived, precision, seconds) -> str:
+    caption = claims_view.claims_caption(precision, args.heads, samples=args.samples, budget=args.budget,
+                                         weak_width=args.weak_width, check_max_length=args.check_max_length,
+                                         seconds=seconds)
+    if args.format == "markdown":
+        return claims_view.claims_markdown(claims, derived, caption)
+    if args.format == "latex":
+        return claims_view.claims_latex(claims, derived, caption)
+    return claims_view.claims_text(claims, derived, caption)
 
 
 def _grid(args, jsonable) -> str:

@@ -49,6 +49,9 @@ WEAK_CANDIDATES: tuple[tuple[str, int], ...] = (("elman", 1), ("transformer", 1)
 #: Explicit weights are built (for their width) only up to this many tokens: the 2-layer
 #: nearest-neighbour construction takes seconds beyond it (6 s at 8193 tokens).
 EXPLICIT_MAX_LENGTH = 4100
+#: ... and per task where building costs more: qSA's unit at q = (N - 1)/2 holds N x N keys (2.8 s at
+#: 4099 tokens), and its width N + 2 never crosses the recurrent bound there.
+EXPLICIT_MAX_LENGTH_BY_TASK = {"qsa": 1100}
 
 
 def arch_label(arch: str, layers: int) -> str:
@@ -155,7 +158,10 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                                           f"no explicit weights; catalogue {upper.theorem}"))
                     break
             if upper is None:
+                own = spec is not None and (spec.arch, spec.layers) == (arch, layers)
                 out.append(Separation(task, reduction.problem, arch, layers, None, None, None,
+                                      f"lower bound only: {spec.name} is this class's own construction "
+                                      "(a strong side, not a weak one)" if own else
                                       "no construction with a width in the catalogue or the registry"))
     return out
 
@@ -198,13 +204,13 @@ class WidthCurves:
 
     def _lower_row(self, n):
         s = self.sep
-        return lower_bound(s.task, s.weak_arch, s.weak_layers, self.length(n), self.bits, self.heads, s.problem)
+        return _shared_lower(s.task, s.weak_arch, s.weak_layers, self.length(n), self.bits, self.heads, s.problem)
 
     def _upper_row(self, n):
         s = self.sep
         if s.strong_arch is None:
             return None
-        return construction_bound(s.task, s.strong_arch, s.strong_layers, self.length(n), self.bits, self.heads)
+        return _shared_upper(s.task, s.strong_arch, s.strong_layers, self.length(n), self.bits, self.heads)
 
     def lower(self, n: int) -> int | None:
         row = self.lower_row(n)
@@ -215,14 +221,33 @@ class WidthCurves:
         return None if row is None else row.min_width
 
     def _explicit(self, n: int) -> int | None:
-        if self.sep.construction is None or self.length(n) > EXPLICIT_MAX_LENGTH:
+        limit = EXPLICIT_MAX_LENGTH_BY_TASK.get(self.sep.task, EXPLICIT_MAX_LENGTH)
+        if self.sep.construction is None or self.length(n) > limit:
             return None
-        from models.constructions import get_construction
+        return _shared_width(self.sep.construction, self.reduction.task_size(n))
 
-        try:
-            return int(get_construction(self.sep.construction).make(self.reduction.task_size(n), None).width)
-        except CommcompError:
-            return None
+
+# Shared by every curve of one run (the catalogue's rows are frozen values; the weights' width is a
+# function of the construction and the task size): separations with the same strong side (EQ under
+# Elman, the 1-layer Transformer and the hybrid) evaluate it once.
+@lru_cache(maxsize=4096)
+def _shared_lower(task, arch, layers, length, bits, heads, problem):
+    return lower_bound(task, arch, layers, length, bits, heads, problem)
+
+
+@lru_cache(maxsize=4096)
+def _shared_upper(task, arch, layers, length, bits, heads):
+    return construction_bound(task, arch, layers, length, bits, heads)
+
+
+@lru_cache(maxsize=4096)
+def _shared_width(construction: str, task_size: int) -> int | None:
+    from models.constructions import get_construction
+
+    try:
+        return int(get_construction(construction).make(task_size, None).width)
+    except CommcompError:
+        return None
 
 
 def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None:
@@ -235,6 +260,8 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
     32
     >>> crossover(lambda n: None if n < 4 else n, lambda n: 5)
     6
+    >>> crossover(lambda n: n, lambda n: 40 if n <= 50 else None)   # 64 unknown: the gap is searched
+    41
     """
     def crosses(n):
         lo, hi = lower(n), strong(n)
@@ -245,8 +272,8 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
     n, prev = max(1, start), None
     while n <= limit:
         c = crosses(n)
-        if c is None and prev is not None:  # known below, unknown here: not built this far
-            return None
+        if c is None and prev is not None:  # known below, unknown here: search the gap doubling skipped
+            return _crossing_in_gap(crosses, prev, n)
         if c:
             break
         if c is not None:
@@ -260,3 +287,29 @@ def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if crosses(mid) else (mid, hi)
     return hi
+
+
+def _crossing_in_gap(crosses, lo: int, hi: int) -> int | None:
+    """The first crossing in ``(lo, hi)``, where ``crosses(lo)`` is False and ``crosses(hi)`` unknown.
+
+    The known sizes are taken to be a prefix (a side is built, or its formula holds, up to some
+    size): bisection on known / unknown finds a crossing point if the known part of the gap has
+    one, then bisection on the crossing finds the first.  None when the known part never crosses.
+    """
+    hit = None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = crosses(mid)
+        if c is None:
+            hi = mid
+        elif c:
+            hit = mid
+            break
+        else:
+            lo = mid
+    if hit is None:
+        return None
+    while hit - lo > 1:
+        mid = (lo + hit) // 2
+        lo, hit = (lo, mid) if crosses(mid) else (mid, hit)
+    return hit

@@ -112,7 +112,7 @@ def caption(ladders, precision: str, heads: int, *, samples: int, budget: int, w
     text = (f"p = {precision}, H = {heads}. N: the catalogue's N (IL/MIL: data symbols; else tokens); "
             f"x: crossover with the explicit weights, xc: with the catalogue formula. weak m>=: the "
             f"weak side's minimum width [evidence tag]; cat m / expl m: the strong side's width (formula; "
-            f"commcomp's weights); sep?: weak m>= above expl m. Checks on {'every row' if check_all else 'the crossover rows (else one)'}"
+            f"commcomp's weights); sep?: weak m>= above expl m and the weights not failed (a). Checks on {'every row' if check_all else 'the crossover rows (else one)'}"
             f" of at most {check_max_length} tokens: a = construction on all/{samples} random + adversarial "
             f"inputs; b = witness on a random weak model of width {weak_width} ({budget} inputs at most); "
             f"c = construction split as a protocol vs the bound. ok/wit: passed; FAIL: failed; none: "

@@ -82,7 +82,7 @@ class LadderRow:
     construction: str | None
     construction_width: int | None
     at_crossover: str            # "", "explicit" or "catalogue": this n is that crossover
-    separated: bool | None       # the weak side's minimum width exceeds the explicit weights' width
+    separated: bool | None       # the weak minimum width exceeds the explicit width, weights not failed
     checks: tuple = ()
     seconds: float = 0.0
 
@@ -139,14 +139,40 @@ def _default_sizes(cross_explicit, cross_catalogue, max_n) -> list[int]:
 def _rows_to_check(ladder, crossings, curves, check_max_length, check_all, weak_width) -> set:
     """Every row (``check_all``); else the crossover rows short enough to check (at most
     ``check_max_length`` tokens, and tokens x explicit width at most that x :data:`CHECK_MAX_WIDTH`),
-    or, when there is none, the shortest such row where the bound exceeds the weak width."""
+    or, when there is none, the shortest such row where the bound exceeds the weak width and tokens x
+    outputs is within the same budget."""
     if check_all:
         return set(ladder)
     short = [n for n in ladder if curves.length(n) <= check_max_length
              and curves.length(n) * (curves.explicit(n) or 1) <= check_max_length * CHECK_MAX_WIDTH]
     chosen = {n for n in crossings if n in short}
-    biting = [n for n in short if (curves.lower(n) or 0) > weak_width]
-    return chosen or set(biting[:1] or short[:1])
+    if chosen:
+        return chosen
+    # no crossover short enough: one row where the bound bites, if its outputs are few enough
+    # (tokens x outputs within the same budget: Multi-Index Lookup's 256 queries over 1024 tokens cost
+    # 7 s and show no crossing)
+    cheap = [n for n in short if curves.length(n) * _outputs(curves, n) <= check_max_length * CHECK_MAX_WIDTH]
+    biting = [n for n in cheap if (curves.lower(n) or 0) > weak_width]
+    return set(biting[:1] or cheap[:1])
+
+
+def _outputs(curves, n) -> int:
+    """Output positions of the task instance at problem size n."""
+    reduction = curves.reduction
+    try:
+        return len(reduction.task.output_positions(reduction.task_size(n)))
+    except (AttributeError, TypeError):
+        return 1
+
+
+def _separated(lower, explicit, checks) -> bool | None:
+    """The weak side's minimum width exceeds the explicit weights' width, and those weights did not
+    fail check (a) here (weights wrong at this precision separate nothing); None when a side is
+    missing."""
+    if lower is None or explicit is None:
+        return None
+    failed = any(c.name == "construction" and c.status == "FAILED" for c in checks)
+    return lower.min_width > explicit and not failed
 
 
 def _skipped(why: str) -> tuple[Check, ...]:
@@ -230,7 +256,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                 lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
                 construction=sep.construction, construction_width=explicit,
                 at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
-                separated=None if lower is None or explicit is None else lower.min_width > explicit,
+                separated=_separated(lower, explicit, checks),
                 checks=checks, seconds=time.perf_counter() - t0))
         out.append(SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
                                     None if x_cat is None else curves.N(x_cat), tuple(rows)))

@@ -72,7 +72,7 @@ HAND = {
     "BHBK-EQ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
     "BHBK-DISJ-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "BHBK-DISJ-1TF-2R": lambda N, p, P: _n(N) / (3 * (p + log2(N))),
-    "BHBK-NN-RNN": lambda N, p, P: (N - 1) / 2,   # N = 2n + 1 exactly (not N/2)
+    "BHBK-NN-RNN": lambda N, p, P: N / 2,   # the paper's N/(2p) under its id; exact (N-1)/(2p): COMMCOMP-NN-RNN
     "BHBK-NN-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),
     "BHBK-MQAR-RNN": lambda N, p, P: _n(N),
     "BHBK-MQAR-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * _n(N),
@@ -86,8 +86,9 @@ HAND = {
     "BHBK-Dyck-RNN": lambda N, p, P: ceil(log2(sum(P["dyck_types"] ** d for d in range(P["dyck_depth"] + 1)) + 1)),
     "BHBK-EQ-2TF": lambda N, p, P: 2 * jl(_n(N), P["gamma"], P["delta"]) + 5,
     "BHBK-DISJ-2TF": lambda N, p, P: 2 * jl(_n(N), P["gamma"], P["delta"]) + 5,
-    "BHBK-NN-2TF": lambda N, p, P: 3 * jl(_n(N), P["gamma"], P["delta"]) + 3,
-    "BHBK-MQAR-2TF": lambda N, p, P: 3 * jl(_n(N), P["gamma"], P["delta"]) + 3,
+    # vectors / keys: k_JL(n); a positional vector for every token: k_JL(N), twice (issue 20)
+    "BHBK-NN-2TF": lambda N, p, P: jl(_n(N), P["gamma"], P["delta"]) + 2 * jl(N, P["gamma"], P["delta"]) + 3,
+    "BHBK-MQAR-2TF": lambda N, p, P: jl(_n(N), P["gamma"], P["delta"]) + 2 * jl(N, P["gamma"], P["delta"]) + 3,
     "SHT-qSA-UB-p": lambda N, p, P: P["dprime"] + min(N, ceil(8 * P["q"] * log(N))),
     "SHT-qSA-UB-inf": lambda N, p, P: 2 * P["q"] + 1 + P["dprime"],
     "SHT-qSA-FFN": lambda N, p, P: N * P["dprime"] / 2,

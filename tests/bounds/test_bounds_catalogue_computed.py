@@ -156,7 +156,8 @@ def test_match3_tag_qsa_single_head_and_nearest_neighbour_exact():
     assert not any(r.theorem == "SHT-qSA-LB" for r in compute_bounds(17, 8, heads=4, task="qsa", arch="transformer"))
     assert any(r.theorem == "SHT-qSA-LB" for r in compute_bounds(17, 8, heads=1, task="qsa", arch="transformer"))
     N = get_reduction("nearest-neighbour").length(8)
-    assert evaluate_bound("BHBK-NN-RNN", N=N) == _one_way_bits("index", 8) == 8
+    assert evaluate_bound("COMMCOMP-NN-RNN", N=N) == _one_way_bits("index", 8) == 8
+    assert evaluate_bound("BHBK-NN-RNN", N=N) == N / 2   # the paper's N/(2p) (issue 20)
 
 
 def test_dyck_1tf_row_cites_the_problem_its_reduction_runs():

@@ -203,7 +203,7 @@ def test_cli_weights_file_goes_to_check_b(tmp_path, capsys):
     assert cli.main(["separations", "--task", "index-lookup", "--weak", "elman", "--sizes", "20",
                      "--precision", "fixed:4:2", "--weights", path, "--samples", "4", "--check-all",
                      "--format", "json"]) == 0
-    witness = json.loads(capsys.readouterr().out)[0]["rows"][0]["checks"]["witness"]
+    witness = json.loads(capsys.readouterr().out)["separations"][0]["rows"][0]["checks"]["witness"]
     assert witness["status"] == "found" and witness["weights"] == path
 
 
