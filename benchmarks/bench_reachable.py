@@ -11,6 +11,10 @@ shared, and timings move with the load):
    reachable states and by the prefix-tree runner (every one of the 2^18 inputs); the answers
    must agree (instances, faithful and correct counts, distinct messages) and the ratio is
    reported. Target: >= 100x for models with fewer than 2^12 reachable states.
+4. **scaling** (issue 22): ``witness`` (LSTM width 4, ``fixed:8:4``, index lookup) at n = 1,000,
+   4,000, 10,000 (and more with ``--scaling-ns``), each in its own process so that its peak
+   memory (``ru_maxrss``) is its own; printed as seconds, MB, and ratios against the smallest n.
+   Linear cost: the ratios follow n, not n^2. ``verify --exhaustive`` is timed at the same n.
 3. **table**: reachable-state counts against n for every recurrent architecture at ``fixed:4:2``,
    ``fixed:8:4``, ``float16`` and ``float32`` and each width, with the wall time of the
    exploration and, where the budget (``--max-states``) ends it, the level at which it did.
@@ -86,6 +90,44 @@ def bench_ratio(archs, n: int = 18, width: int = 4, precision: str = "fixed:8:4"
     return rows
 
 
+_SCALING_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[3])
+from reductions.search.witness import find_witness
+from reductions.simulate import verify
+n, what = int(sys.argv[1]), sys.argv[2]
+start = time.perf_counter()
+if what == "witness":
+    out = find_witness("index-lookup", "lstm", n, "fixed:8:4", width=4)
+    ok = out["found"]
+else:
+    out = verify("index-lookup", "lstm", n, "fixed:8:4", width=4, exhaustive=True)
+    ok = out["wrong_count"] if "wrong_count" in out else out["correct_count"] is not None
+print(json.dumps({"seconds": time.perf_counter() - start, "method": out["method"], "ok": ok,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, default=str))
+"""
+
+
+def bench_scaling(ns, whats=("witness", "verify")) -> list:
+    import subprocess
+
+    root = str(Path(__file__).resolve().parents[1])
+    rows = []
+    for what in whats:
+        base = None
+        for n in ns:
+            proc = subprocess.run([sys.executable, "-c", _SCALING_CHILD, str(n), what, root], capture_output=True,
+                                  text=True, check=True)
+            row = {"what": what, "n": n, **json.loads(proc.stdout.strip().splitlines()[-1]), "load": _load()}
+            base = base or row
+            row["time_ratio"], row["memory_ratio"] = row["seconds"] / base["seconds"], row["peak_mb"] / base["peak_mb"]
+            rows.append(row)
+            print(f"[4] {what} n = {n}: {row['seconds']:.2f} s, peak {row['peak_mb']:.0f} MB ({row['method']}); "
+                  f"x{row['time_ratio']:.1f} time, x{row['memory_ratio']:.1f} memory against n = {base['n']} "
+                  f"(n x{n / base['n']:.0f}); {_load()}", flush=True)
+    return rows
+
+
 def bench_table(archs, formats, widths, ns, max_states: int) -> list:
     from reductions.search.reachable.engine import explore
     from reductions.simulate.setup import prepare
@@ -113,7 +155,7 @@ def bench_table(archs, formats, widths, ns, max_states: int) -> list:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", choices=["n1024", "ratio", "table"], action="append")
+    p.add_argument("--only", choices=["n1024", "ratio", "table", "scaling"], action="append")
     p.add_argument("--ratio-archs", nargs="+", default=["lstm", "gru", "elman"])
     p.add_argument("--ratio-n", type=int, default=18)
     p.add_argument("--archs", nargs="+", default=ARCHS)
@@ -121,6 +163,8 @@ def main(argv=None) -> int:
     p.add_argument("--widths", nargs="+", type=int, default=[2, 4])
     p.add_argument("--ns", nargs="+", type=int, default=[16, 128, 1024])
     p.add_argument("--max-states", type=int, default=4096)
+    p.add_argument("--scaling-ns", nargs="+", type=int, default=[1000, 4000, 10000])
+    p.add_argument("--scaling-what", nargs="+", choices=["witness", "verify"], default=["witness", "verify"])
     p.add_argument("--out", help="write the rows as JSON")
     args = p.parse_args(argv)
     only = set(args.only or ["n1024", "ratio", "table"])
@@ -129,6 +173,8 @@ def main(argv=None) -> int:
         out["n1024"] = bench_n1024()
     if "ratio" in only:
         out["ratio"] = bench_ratio(args.ratio_archs, args.ratio_n)
+    if "scaling" in only:
+        out["scaling"] = bench_scaling(args.scaling_ns, args.scaling_what)
     if "table" in only:
         out["table"] = bench_table(args.archs, args.formats, args.widths, args.ns, args.max_states)
     if args.out:
