@@ -147,6 +147,12 @@ def _describe(sim, message):
     return sim.split.describe_message(message.rows, 0)
 
 
+def _wrong_example(sim, x, y) -> dict:
+    from ..search.reachable.wrong import wrong_example
+
+    return wrong_example(sim, x, y)
+
+
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
            method="auto", rows=None, progress=None, backend=None, max_states=None, max_bytes=None) -> dict:
@@ -210,9 +216,12 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     saturations0 = sim.precision.saturations.count
     counts = {"instances": 0, "faithful": 0, "correct": 0, "model_correct": 0}
     diff, t_proto, t_ref, bits = 0.0, 0.0, 0.0, None
-    distinct, exact = DistinctMessages(), True
+    distinct, exact, first_wrong = DistinctMessages(), True, None
     for x, y in batches:
         res = run_batch(sim, x, y, alice_runner=runner, reference_runner=runner, group=group)
+        if first_wrong is None and not bool(np.all(res.correct)):
+            i = int(np.argmin(np.asarray(res.correct)))
+            first_wrong = (np.asarray(res.x)[i], np.asarray(res.y)[i])
         counts["instances"] += len(res.truth)
         counts["faithful"] += count_true(res.faithful)
         counts["correct"] += int(res.correct.sum())
@@ -233,6 +242,8 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         "exact": exact, "max_abs_difference": diff,
         "correct": counts["correct"] / k, "correct_count": counts["correct"],
         "model_correct_count": counts["model_correct"],
+        "wrong_count": counts["instances"] - counts["correct"],
+        "wrong_example": None if first_wrong is None else _wrong_example(sim, *first_wrong),
         "bits_per_message": sim.bits_per_message if bits is None else bits,
         "protocol_rounds": sim.split.rounds, "split_kind": sim.split.kind,
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,

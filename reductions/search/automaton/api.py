@@ -36,7 +36,7 @@ from ...simulate.outputs import answers_from_logits
 from .build import task_model
 from .extract import DEFAULT_MAX_STATES, extract_automaton
 
-__all__ = ["automaton_analysis", "automaton_of_model", "MAX_GRAPH_STATES", "DEFAULT_N"]
+__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "MAX_GRAPH_STATES", "DEFAULT_N"]
 
 MAX_GRAPH_STATES = 4096  # the minimal DFA goes into the JSON up to this many states
 DEFAULT_N = 4  # the task size a model is built (or its file checked) for; the automaton is length-free
@@ -157,3 +157,16 @@ def automaton_analysis(task, arch, precision, *, width=None, layers=None, weight
     if dot and minimal is not None:
         out["dot"] = to_dot(minimal, f"{tm.task.name} {tm.arch} {tm.precision.name}")
     return out
+
+
+def write_dot(out: dict, path) -> None:
+    """Write ``out["dot"]`` (the minimal DFA) to ``path`` atomically and drop it from ``out``; nothing
+    without a path. A state set that did not close has no DFA: then an error, before anything is written."""
+    if path is None:
+        return
+    from commcomp.output import write_text
+
+    text = out.pop("dot", None)
+    if text is None:
+        raise InvalidParameterError(f"no DOT written: the reachable set did not close ({out.get('stopped')})")
+    write_text(path, text)
