@@ -15,6 +15,10 @@ shared, and timings move with the load):
    4,000, 10,000 (and more with ``--scaling-ns``), each in its own process so that its peak
    memory (``ru_maxrss``) is its own; printed as seconds, MB, and ratios against the smallest n.
    Linear cost: the ratios follow n, not n^2. ``verify --exhaustive`` is timed at the same n.
+5. **automaton** (issue 22): ``automaton_analysis`` (closure, minimisation, equivalence proof,
+   monoid) on the Dyck-(2,2) constructions (``rnn`` = the Elman construction, ``dyck-rnn`` when
+   registered) against ``dyck-2-2``, on the hand-set diagonal recurrences against ``parity``, and on
+   the imported tiny trained LSTM (tests/fixtures) over its data letters with a budget of states.
 3. **table**: reachable-state counts against n for every recurrent architecture at ``fixed:4:2``,
    ``fixed:8:4``, ``float16`` and ``float32`` and each width, with the wall time of the
    exploration and, where the budget (``--max-states``) ends it, the level at which it did.
@@ -128,6 +132,45 @@ def bench_scaling(ns, whats=("witness", "verify")) -> list:
     return rows
 
 
+def bench_automaton(max_states: int = 1 << 15) -> list:
+    import tempfile
+
+    import cli
+    from models.constructions.diagonal import diagonal_model
+    from reductions.search.automaton.api import automaton_analysis, automaton_of_model
+
+    rows = []
+
+    def report(name, fn):
+        out, sec = _timed(fn)
+        out = out[0] if isinstance(out, tuple) else out
+        row = {"case": name, "seconds": sec, **{k: out[k] for k in ("closed", "closed_at_length", "reachable_states",
+                                                                    "minimal_states", "equivalent", "aperiodic",
+                                                                    "monoid_size", "stopped")}, "load": _load()}
+        rows.append(row)
+        print(f"[5] {name}: {sec:.2f} s; closed {row['closed']} (length {row['closed_at_length']}), "
+              f"{row['reachable_states']} states, minimal {row['minimal_states']}, equivalent {row['equivalent']}, "
+              f"aperiodic {row['aperiodic']} (monoid {row['monoid_size']}); {_load()}", flush=True)
+
+    report("dyck rnn construction fixed:2:0 vs dyck-2-2", lambda: automaton_analysis(
+        "dyck", "rnn", "fixed:2:0", weights="construction", against="dyck-2-2"))
+    report("dyck lstm random w4 fixed:4:2 vs dyck-2-2", lambda: automaton_analysis(
+        "dyck", "lstm", "fixed:4:2", width=4, against="dyck-2-2"))
+    for setting, fmt in (("gated", "fixed:6:4"), ("gated", "float16"), ("parity", "fixed:4:2")):
+        report(f"diagonal {setting} {fmt} vs parity", lambda: automaton_of_model(
+            diagonal_model(setting, fmt), [0, 1], (), ["0", "1"], against="parity"))
+    fixture = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "tiny_lstm_index_lookup.state_dict.npz"
+    with tempfile.TemporaryDirectory() as tmp:
+        weights = str(Path(tmp) / "tiny.npz")
+        cli.main(["import", "torch", str(fixture), "--arch", "lstm", "--task", "index-lookup", "--n", "8",
+                  "--out", weights, "--format", "json"])
+        for fmt in ("fixed:2:1", "fixed:8:4"):
+            report(f"trained LSTM (tiny, width 16) {fmt} over 0/1 then query 0", lambda: automaton_analysis(
+                "index-lookup", "lstm", fmt, weights=weights, n=8, alphabet=[0, 1], suffix=[2],
+                max_states=max_states))
+    return rows
+
+
 def bench_table(archs, formats, widths, ns, max_states: int) -> list:
     from reductions.search.reachable.engine import explore
     from reductions.simulate.setup import prepare
@@ -155,7 +198,7 @@ def bench_table(archs, formats, widths, ns, max_states: int) -> list:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", choices=["n1024", "ratio", "table", "scaling"], action="append")
+    p.add_argument("--only", choices=["n1024", "ratio", "table", "scaling", "automaton"], action="append")
     p.add_argument("--ratio-archs", nargs="+", default=["lstm", "gru", "elman"])
     p.add_argument("--ratio-n", type=int, default=18)
     p.add_argument("--archs", nargs="+", default=ARCHS)
@@ -167,7 +210,7 @@ def main(argv=None) -> int:
     p.add_argument("--scaling-what", nargs="+", choices=["witness", "verify"], default=["witness", "verify"])
     p.add_argument("--out", help="write the rows as JSON")
     args = p.parse_args(argv)
-    only = set(args.only or ["n1024", "ratio", "table"])
+    only = set(args.only or ["n1024", "ratio", "table", "scaling", "automaton"])
     out = {"blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     if "n1024" in only:
         out["n1024"] = bench_n1024()
@@ -175,6 +218,8 @@ def main(argv=None) -> int:
         out["ratio"] = bench_ratio(args.ratio_archs, args.ratio_n)
     if "scaling" in only:
         out["scaling"] = bench_scaling(args.scaling_ns, args.scaling_what)
+    if "automaton" in only:
+        out["automaton"] = bench_automaton()
     if "table" in only:
         out["table"] = bench_table(args.archs, args.formats, args.widths, args.ns, args.max_states)
     if args.out:

@@ -36,8 +36,9 @@ from ...simulate.outputs import answers_from_logits
 from .build import task_model
 from .extract import DEFAULT_MAX_STATES, extract_automaton
 
-__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "MAX_GRAPH_STATES", "DEFAULT_N"]
+__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "MAX_GRAPH_STATES", "MONOID_WORK", "DEFAULT_N"]
 
+MONOID_WORK = 1 << 24  # monoid elements x states the closure may build
 MAX_GRAPH_STATES = 4096  # the minimal DFA goes into the JSON up to this many states
 DEFAULT_N = 4  # the task size a model is built (or its file checked) for; the automaton is length-free
 
@@ -112,7 +113,9 @@ def automaton_of_model(model, letters, suffix=(), names=None, *, classes=2, answ
                 "model_answer": model_answer, "automaton_answer": int(minimal.output[_state_of(minimal, word)]),
                 "in_language": bool(target.output[_state_of(target, word)] == 1)}
     try:
-        mon = transition_monoid(minimal, max_monoid or DEFAULT_MAX_ELEMENTS)
+        # each element is a map of the S states: budget the work (elements x S), not only the elements
+        budget = min(max_monoid or DEFAULT_MAX_ELEMENTS, max(1, MONOID_WORK // minimal.states))
+        mon = transition_monoid(minimal, budget)
         out["monoid_size"], out["aperiodic"] = mon.size, mon.aperiodic
         if mon.period_witness is not None:
             w = mon.period_witness
