@@ -147,12 +147,6 @@ def _describe(sim, message):
     return sim.split.describe_message(message.rows, 0)
 
 
-def _wrong_example(sim, x, y) -> dict:
-    from ..search.reachable.wrong import wrong_example
-
-    return wrong_example(sim, x, y)
-
-
 def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
            weights="random", instances=None, exhaustive=False, seed=0, cot=False, model=None,
            method="auto", rows=None, progress=None, backend=None, max_states=None, max_bytes=None) -> dict:
@@ -219,9 +213,12 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     distinct, exact, first_wrong = DistinctMessages(), True, None
     for x, y in batches:
         res = run_batch(sim, x, y, alice_runner=runner, reference_runner=runner, group=group)
-        if first_wrong is None and not bool(np.all(res.correct)):
-            i = int(np.argmin(np.asarray(res.correct)))
-            first_wrong = (np.asarray(res.x)[i], np.asarray(res.y)[i])
+        if first_wrong is None and not bool(np.all(res.correct)):  # host answers: the batch's own runs
+            i = int(np.argmin(res.correct))  # its reference pass is the unsplit model on this instance
+            first_wrong = {"x": format_input(sim.problem, sim.n, np.asarray(res.x)[i], "alice"),
+                           "y": format_input(sim.problem, sim.n, np.asarray(res.y)[i], "bob"),
+                           "protocol_answer": bool(res.answer[i]), "model_answer": bool(res.model_answer[i]),
+                           "truth": bool(res.truth[i])}
         counts["instances"] += len(res.truth)
         counts["faithful"] += count_true(res.faithful)
         counts["correct"] += int(res.correct.sum())
@@ -243,7 +240,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         "correct": counts["correct"] / k, "correct_count": counts["correct"],
         "model_correct_count": counts["model_correct"],
         "wrong_count": counts["instances"] - counts["correct"],
-        "wrong_example": None if first_wrong is None else _wrong_example(sim, *first_wrong),
+        "wrong_example": first_wrong,
         "bits_per_message": sim.bits_per_message if bits is None else bits,
         "protocol_rounds": sim.split.rounds, "split_kind": sim.split.kind,
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
