@@ -74,7 +74,7 @@ def check_destinations(args) -> None:
     """Every ``--out``/``--plot`` destination and the extras they need, before any work starts."""
     from commcomp.output import check_destination, require_module
 
-    for path in (getattr(args, "out", None), getattr(args, "plot", None)):
+    for path in (getattr(args, "out", None), getattr(args, "plot", None), getattr(args, "dot", None)):
         if path:
             check_destination(path)
     if getattr(args, "plot", None):
@@ -721,7 +721,7 @@ def cmd_verify(args):
                      **_model_kwargs(args))
     from reductions.search.reachable.plot import describe_count
     from reductions.search.attention.render import zero_sum_rows
-    from reductions.search.reachable.render import plot_if_asked, reachable_rows
+    from reductions.search.reachable.render import correct_text, plot_if_asked, reachable_rows, wrong_rows
 
     plot_if_asked(args, out)
     k = out["instances"]
@@ -729,7 +729,7 @@ def cmd_verify(args):
         f"not exact: largest difference {out['max_abs_difference']:.3g}"
     rows = [["instances", f"{describe_count(k)} ({'all' if out['exhaustive'] else 'random'}; "
                           f"{out['method']})"],
-            ["faithful", faithful], ["correct", _fraction(out["correct"], out["correct_count"], k)],
+            ["faithful", faithful], ["correct", correct_text(out)], *wrong_rows(out),
             ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
                                  f"{'s' if out['protocol_rounds'] > 1 else ''})"],
             ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
@@ -1042,7 +1042,43 @@ def add_import(sub):
     p.set_defaults(func=cmd_import)
 
 
-SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations, add_import]
+def cmd_automaton(args):
+    from reductions.search.automaton.api import automaton_analysis, write_dot
+    from reductions.search.automaton.view import automaton_rows, automaton_title
+
+    out = automaton_analysis(args.task, args.arch, args.precision, width=args.width, layers=args.layers,
+                             weights=args.weights, seed=args.seed, n=args.n, against=args.against,
+                             alphabet=args.alphabet, suffix=args.suffix, max_states=args.max_states,
+                             dot=args.dot is not None)
+    write_dot(out, args.dot)
+    emit(args, out, lambda: rich_table(automaton_title(out), ["", ""], automaton_rows(out)))
+
+
+def add_automaton(sub):
+    from commcomp.automata import LANGUAGES
+
+    p = sub.add_parser("automaton", help="a recurrent model at a precision as a finite automaton: closure, minimal "
+                       "DFA, a language decided at every length, its transition monoid")
+    p.add_argument("--task", required=True, help="task registry name (commcomp list tasks)")
+    p.add_argument("--arch", required=True, help="recurrent architecture (commcomp list archs)")
+    p.add_argument("--precision", required=True, help="number format: fixed:P:F, float16, ...")
+    p.add_argument("--weights", default="random", metavar="random|construction|FILE.npz")
+    p.add_argument("--width", type=positive_int, help="model width m (default 4; a file sets its own)")
+    p.add_argument("--layers", type=positive_int, help="depth (default 1; a file sets its own)")
+    p.add_argument("--n", type=positive_int, help="task size the model is built (or its file checked) for (default 4)")
+    p.add_argument("--against", metavar="LANGUAGE", help="prove equivalence at every length or give the shortest "
+                   "counterexample: " + "; ".join(LANGUAGES) + " (e.g. dyck-2-2, parity, mod-3)")
+    p.add_argument("--alphabet", type=lambda t: [int(v) for v in t.split(",")], metavar="T1,T2,...",
+                   help="token ids read (default: the task's vocabulary without [CLS])")
+    p.add_argument("--suffix", type=lambda t: [int(v) for v in t.split(",") if v != ""], metavar="T1,...",
+                   help="tokens read after each word before the answer (default: the task's [CLS], if any)")
+    p.add_argument("--max-states", type=positive_int, metavar="S", help="most reachable states (default 2^15)")
+    p.add_argument("--dot", metavar="FILE.dot", help="write the minimal DFA as Graphviz DOT")
+    _common(p, seed=True)
+    p.set_defaults(func=cmd_automaton)
+
+
+SUBCOMMANDS = [add_list, add_sweep, add_bounds, add_simulate, add_verify, add_witness, add_construct, add_matrix, add_separations, add_import, add_automaton]
 
 
 def build_parser() -> argparse.ArgumentParser:

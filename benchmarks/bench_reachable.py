@@ -11,6 +11,14 @@ shared, and timings move with the load):
    reachable states and by the prefix-tree runner (every one of the 2^18 inputs); the answers
    must agree (instances, faithful and correct counts, distinct messages) and the ratio is
    reported. Target: >= 100x for models with fewer than 2^12 reachable states.
+4. **scaling** (issue 22): ``witness`` (LSTM width 4, ``fixed:8:4``, index lookup) at n = 1,000,
+   4,000, 10,000 (and more with ``--scaling-ns``), each in its own process so that its peak
+   memory (``ru_maxrss``) is its own; printed as seconds, MB, and ratios against the smallest n.
+   Linear cost: the ratios follow n, not n^2. ``verify --exhaustive`` is timed at the same n.
+5. **automaton** (issue 22): ``automaton_analysis`` (closure, minimisation, equivalence proof,
+   monoid) on the Dyck-(2,2) constructions (``rnn`` = the Elman construction, ``dyck-rnn`` when
+   registered) against ``dyck-2-2``, on the hand-set diagonal recurrences against ``parity``, and on
+   the imported tiny trained LSTM (tests/fixtures) over its data letters with a budget of states.
 3. **table**: reachable-state counts against n for every recurrent architecture at ``fixed:4:2``,
    ``fixed:8:4``, ``float16`` and ``float32`` and each width, with the wall time of the
    exploration and, where the budget (``--max-states``) ends it, the level at which it did.
@@ -86,6 +94,83 @@ def bench_ratio(archs, n: int = 18, width: int = 4, precision: str = "fixed:8:4"
     return rows
 
 
+_SCALING_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[3])
+from reductions.search.witness import find_witness
+from reductions.simulate import verify
+n, what = int(sys.argv[1]), sys.argv[2]
+start = time.perf_counter()
+if what == "witness":
+    out = find_witness("index-lookup", "lstm", n, "fixed:8:4", width=4)
+    ok = out["found"]
+else:
+    out = verify("index-lookup", "lstm", n, "fixed:8:4", width=4, exhaustive=True)
+    ok = out["wrong_count"] if "wrong_count" in out else out["correct_count"] is not None
+print(json.dumps({"seconds": time.perf_counter() - start, "method": out["method"], "ok": ok,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, default=str))
+"""
+
+
+def bench_scaling(ns, whats=("witness", "verify")) -> list:
+    import subprocess
+
+    root = str(Path(__file__).resolve().parents[1])
+    rows = []
+    for what in whats:
+        base = None
+        for n in ns:
+            proc = subprocess.run([sys.executable, "-c", _SCALING_CHILD, str(n), what, root], capture_output=True,
+                                  text=True, check=True)
+            row = {"what": what, "n": n, **json.loads(proc.stdout.strip().splitlines()[-1]), "load": _load()}
+            base = base or row
+            row["time_ratio"], row["memory_ratio"] = row["seconds"] / base["seconds"], row["peak_mb"] / base["peak_mb"]
+            rows.append(row)
+            print(f"[4] {what} n = {n}: {row['seconds']:.2f} s, peak {row['peak_mb']:.0f} MB ({row['method']}); "
+                  f"x{row['time_ratio']:.1f} time, x{row['memory_ratio']:.1f} memory against n = {base['n']} "
+                  f"(n x{n / base['n']:.0f}); {_load()}", flush=True)
+    return rows
+
+
+def bench_automaton(max_states: int = 1 << 15) -> list:
+    import tempfile
+
+    import cli
+    from models.constructions.diagonal import diagonal_model
+    from reductions.search.automaton.api import automaton_analysis, automaton_of_model
+
+    rows = []
+
+    def report(name, fn):
+        out, sec = _timed(fn)
+        out = out[0] if isinstance(out, tuple) else out
+        row = {"case": name, "seconds": sec, **{k: out[k] for k in ("closed", "closed_at_length", "reachable_states",
+                                                                    "minimal_states", "equivalent", "aperiodic",
+                                                                    "monoid_size", "stopped")}, "load": _load()}
+        rows.append(row)
+        print(f"[5] {name}: {sec:.2f} s; closed {row['closed']} (length {row['closed_at_length']}), "
+              f"{row['reachable_states']} states, minimal {row['minimal_states']}, equivalent {row['equivalent']}, "
+              f"aperiodic {row['aperiodic']} (monoid {row['monoid_size']}); {_load()}", flush=True)
+
+    report("dyck rnn construction fixed:2:0 vs dyck-2-2", lambda: automaton_analysis(
+        "dyck", "rnn", "fixed:2:0", weights="construction", against="dyck-2-2"))
+    report("dyck lstm random w4 fixed:4:2 vs dyck-2-2", lambda: automaton_analysis(
+        "dyck", "lstm", "fixed:4:2", width=4, against="dyck-2-2"))
+    for setting, fmt in (("gated", "fixed:6:4"), ("gated", "float16"), ("parity", "fixed:4:2")):
+        report(f"diagonal {setting} {fmt} vs parity", lambda: automaton_of_model(
+            diagonal_model(setting, fmt), [0, 1], (), ["0", "1"], against="parity"))
+    fixture = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "tiny_lstm_index_lookup.state_dict.npz"
+    with tempfile.TemporaryDirectory() as tmp:
+        weights = str(Path(tmp) / "tiny.npz")
+        cli.main(["import", "torch", str(fixture), "--arch", "lstm", "--task", "index-lookup", "--n", "8",
+                  "--out", weights, "--format", "json"])
+        for fmt in ("fixed:2:1", "fixed:8:4"):
+            report(f"trained LSTM (tiny, width 16) {fmt} over 0/1 then query 0", lambda: automaton_analysis(
+                "index-lookup", "lstm", fmt, weights=weights, n=8, alphabet=[0, 1], suffix=[2],
+                max_states=max_states))
+    return rows
+
+
 def bench_table(archs, formats, widths, ns, max_states: int) -> list:
     from reductions.search.reachable.engine import explore
     from reductions.simulate.setup import prepare
@@ -113,7 +198,7 @@ def bench_table(archs, formats, widths, ns, max_states: int) -> list:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", choices=["n1024", "ratio", "table"], action="append")
+    p.add_argument("--only", choices=["n1024", "ratio", "table", "scaling", "automaton"], action="append")
     p.add_argument("--ratio-archs", nargs="+", default=["lstm", "gru", "elman"])
     p.add_argument("--ratio-n", type=int, default=18)
     p.add_argument("--archs", nargs="+", default=ARCHS)
@@ -121,14 +206,20 @@ def main(argv=None) -> int:
     p.add_argument("--widths", nargs="+", type=int, default=[2, 4])
     p.add_argument("--ns", nargs="+", type=int, default=[16, 128, 1024])
     p.add_argument("--max-states", type=int, default=4096)
+    p.add_argument("--scaling-ns", nargs="+", type=int, default=[1000, 4000, 10000])
+    p.add_argument("--scaling-what", nargs="+", choices=["witness", "verify"], default=["witness", "verify"])
     p.add_argument("--out", help="write the rows as JSON")
     args = p.parse_args(argv)
-    only = set(args.only or ["n1024", "ratio", "table"])
+    only = set(args.only or ["n1024", "ratio", "table", "scaling", "automaton"])
     out = {"blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     if "n1024" in only:
         out["n1024"] = bench_n1024()
     if "ratio" in only:
         out["ratio"] = bench_ratio(args.ratio_archs, args.ratio_n)
+    if "scaling" in only:
+        out["scaling"] = bench_scaling(args.scaling_ns, args.scaling_what)
+    if "automaton" in only:
+        out["automaton"] = bench_automaton()
     if "table" in only:
         out["table"] = bench_table(args.archs, args.formats, args.widths, args.ns, args.max_states)
     if args.out:

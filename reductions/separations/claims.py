@@ -35,12 +35,13 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Callable
 
 from commcomp.errors import CommcompError
 
 from .checks import Check, construction_check, protocol_check, witness_check
+from .claim_results import ClaimPoint, ClaimResult, claim_verdict, widths_check as _widths_check  # noqa: F401
 from .claim_specs import CLAIMS, DERIVED, ClaimSpec
 
 __all__ = ["ClaimPoint", "ClaimResult", "evaluate_claims", "claim_verdict", "register_witness_finder",
@@ -51,80 +52,12 @@ __all__ = ["ClaimPoint", "ClaimResult", "evaluate_claims", "claim_verdict", "reg
 #: :func:`reductions.search.witness.find_witness` returns (``found``, ``complete``, ``x``, ``x_prime``,
 #: ``y``, ``wrong_on``: the answer that is wrong when both inputs are re-run through the unsplit model,
 #: ``bits_per_message``, ``lower_bound_bits``, ``method``, ``tried``).  Empty by default: the
-#: 1-layer Transformer's collision finder (issue 21) registers here when it lands.
+#: 1-layer Transformer's collision finder is reached through find_witness's ``auto`` method already.
 WITNESS_FINDERS: dict[tuple[str, int], Callable] = {}
-
-_LETTER = {"construction": "a", "witness": "b", "protocol": "c", "widths": "d"}
-_GOOD = {"passed", "found", "not applicable"}
-
 
 def register_witness_finder(arch: str, layers: int, finder: Callable) -> None:
     """Use ``finder`` for check (b) of every claim whose weak side is ``arch`` with ``layers``."""
     WITNESS_FINDERS[(str(arch), int(layers))] = finder
-
-
-def claim_verdict(checks: dict) -> tuple[str, str]:
-    """``("shown", "")`` when (a)-(d) all pass, else ``("not shown", why)`` (module docstring)."""
-    named = [(name, checks.get(name)) for name in ("construction", "witness", "protocol", "widths")]
-    failed = [f"({_LETTER[n]}) {n}: {c.detail}" for n, c in named if c is not None and c.status == "FAILED"]
-    if failed:
-        return "not shown", "FAILED " + "; ".join(failed)
-    for name, c in named:
-        if c is None:
-            return "not shown", f"({_LETTER[name]}) {name} not run"
-        if c.status not in _GOOD:
-            return "not shown", (f"no witness: {c.detail}" if name == "witness" and c.status == "not found"
-                                 else c.detail)
-    return "shown", ""
-
-
-@dataclass(frozen=True)
-class ClaimPoint:
-    """Both sides at one N: the weak side's minimum width (the strongest bound, and the one of
-    ``beside_bound`` where it differs), the strong side's explicit width and the catalogue's
-    construction width."""
-
-    N: int
-    n: int
-    length: int
-    weak_width: int | None
-    weak_theorem: str | None
-    weak_evidence: str | None
-    beside_width: int | None
-    beside_theorem: str | None
-    beside_evidence: str | None
-    strong_width: int | None
-    catalogue_width: int | None
-    crossover: bool = False
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """One evaluated claim (JSON: :meth:`to_json`)."""
-
-    spec: ClaimSpec
-    precision: str
-    crossover_n: int | None
-    crossover_N: int | None
-    points: tuple = ()
-    checks: tuple = ()
-    checked_N: int | None = None
-    verdict: str = "not shown"
-    reason: str = ""
-    seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        s = self.spec
-        return {"claim": s.claim, "group": s.group, "statement": s.statement, "source": s.source,
-                "asymptotic": s.asymptotic, "task": s.task, "weak_arch": s.weak_arch,
-                "weak_layers": s.weak_layers, "strong_arch": s.strong_arch, "strong_layers": s.strong_layers,
-                "construction": s.construction, "q": s.q, "precision": self.precision,
-                "crossover_n": self.crossover_n, "crossover_N": self.crossover_N, "checked_N": self.checked_N,
-                "verdict": self.verdict, "reason": self.reason,
-                "points": [asdict(p) for p in self.points],
-                "checks": {c.name: c.to_json() for c in self.checks}, "seconds": round(self.seconds, 3),
-                **self.extra}
 
 
 def _same_sides(spec: ClaimSpec, sep) -> bool:
@@ -158,16 +91,6 @@ def _point(spec, row, bits, heads, crossing) -> ClaimPoint:
                       row.catalogue_construction_width, crossing)
 
 
-def _widths_check(lower: int | None, strong: int | None, N: int) -> Check:
-    if lower is None or strong is None:
-        return Check("widths", "not checked", f"no {'bound' if lower is None else 'explicit width'} at N = {N}")
-    if lower > strong:
-        return Check("widths", "passed", f"weak m >= {lower} > explicit m = {strong} at N = {N}",
-                     {"weak_width": lower, "strong_width": strong})
-    return Check("widths", "FAILED", f"weak m >= {lower} does not exceed explicit m = {strong} at N = {N}",
-                 {"weak_width": lower, "strong_width": strong})
-
-
 def _strict_witness(check: Check, spec: ClaimSpec, n, fmt, *, weak_width, budget, seed, heads) -> Check:
     """(b) as the claims read it: a complete search below the bound with no collision is a FAIL; a
     registered finder is tried when the generic search found nothing."""
@@ -179,8 +102,8 @@ def _strict_witness(check: Check, spec: ClaimSpec, n, fmt, *, weak_width, budget
     finder = WITNESS_FINDERS.get((spec.weak_arch, spec.weak_layers))
     if check.status == "found" or finder is None:
         if check.status == "not found" and spec.weak_arch == "transformer" and spec.weak_layers == 1:
-            return Check("witness", "not found", f"{check.detail}; no complete collision finder for 1-layer "
-                         "Transformers is registered (issue 21)", check.data)
+            return Check("witness", "not found", f"{check.detail}; the zero-sum search of the attention sums "
+                         "(reductions.search.attention, run by find_witness) found no collision either", check.data)
         return check
     try:
         out = finder(spec.task, n, fmt, width=weak_width, heads=heads, budget=budget, seed=seed)

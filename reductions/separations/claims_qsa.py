@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 from .checks import Check
-from .claims import ClaimPoint, ClaimResult, _widths_check, claim_verdict
+from .claim_results import ClaimPoint, ClaimResult, claim_verdict, widths_check as _widths_check
 from .holds import qsa_check
 from .ladder import crossover
 

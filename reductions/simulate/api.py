@@ -208,9 +208,15 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
     saturations0 = sim.precision.saturations.count
     counts = {"instances": 0, "faithful": 0, "correct": 0, "model_correct": 0}
     diff, t_proto, t_ref, bits = 0.0, 0.0, 0.0, None
-    distinct, exact = DistinctMessages(), True
+    distinct, exact, first_wrong = DistinctMessages(), True, None
     for x, y in batches:
         res = run_batch(sim, x, y, alice_runner=runner, reference_runner=runner, group=group)
+        if first_wrong is None and not bool(np.all(res.correct)):  # host answers: the batch's own runs
+            i = int(np.argmin(res.correct))  # its reference pass is the unsplit model on this instance
+            first_wrong = {"x": format_input(sim.problem, sim.n, np.asarray(res.x)[i], "alice"),
+                           "y": format_input(sim.problem, sim.n, np.asarray(res.y)[i], "bob"),
+                           "protocol_answer": bool(res.answer[i]), "model_answer": bool(res.model_answer[i]),
+                           "truth": bool(res.truth[i])}
         counts["instances"] += len(res.truth)
         counts["faithful"] += count_true(res.faithful)
         counts["correct"] += int(res.correct.sum())
@@ -231,6 +237,8 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         "exact": exact, "max_abs_difference": diff,
         "correct": counts["correct"] / k, "correct_count": counts["correct"],
         "model_correct_count": counts["model_correct"],
+        "wrong_count": counts["instances"] - counts["correct"],
+        "wrong_example": first_wrong,
         "bits_per_message": sim.bits_per_message if bits is None else bits,
         "protocol_rounds": sim.split.rounds, "split_kind": sim.split.kind,
         "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,

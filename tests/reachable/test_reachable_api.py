@@ -11,6 +11,7 @@ import pytest
 import cli
 from reductions.search.reachable.api import reachable_analysis
 from reductions.simulate import simulate, verify
+import reductions.operations  # noqa: F401  (registers verify, witness, reachable, construct)
 from commcomp.sweep.operations import run_operation
 from reductions.search.witness import find_witness
 

@@ -63,7 +63,7 @@ def test_a_registered_finder_gives_check_b():
         WITNESS_FINDERS.clear()
     # without a finder: not shown, saying why
     got = _strict_witness(none, spec, 235, "bfloat16", weak_width=1, budget=16, seed=0, heads=1)
-    assert got.status == "not found" and "issue 21" in got.detail
+    assert got.status == "not found" and "zero-sum search" in got.detail
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,10 @@ def test_dyck_shows_the_papers_bound_beside_commcomps(il_dyck):
     assert point.beside_theorem == "BHBK-Dyck-1TF" and point.beside_evidence == "S"
     assert point.beside_width == math.ceil((N - 1) / (3 * (16 + math.log2(N))))
     assert point.weak_evidence == "D" and point.weak_width < point.beside_width
-    assert dyck.verdict == "not shown"            # no collision finder for 1-layer Transformers yet
+    witness = next(c for c in dyck.checks if c.name == "witness")
+    assert witness.status == "found" and witness.data.get("wrong_on") in ("x", "x_prime")  # the zero-sum engine
+    assert dyck.verdict == ("shown" if all(c.status in ("passed", "found", "not applicable") for c in dyck.checks)
+                            else "not shown")
     depth = il_dyck["depth-Dyck"]
     assert [(p.N, p.beside_width) for p in depth.points] == [(197, 3), (257, 4), (941, 13)]
 

@@ -30,6 +30,7 @@ from ..confirm import confirm_witness
 from .analyses import (MAX_COUNT_ADDITIONS, bob_table, collision_pairs, count_additions, index_correct_count,
                        is_index_problem)
 from .engine import DEFAULT_MAX_BYTES, DEFAULT_MAX_STATES, explore
+from .wrong import first_wrong_input, wrong_example
 from commcomp.problems.separate import rows_pairwise_distinct, separating_y
 
 __all__ = ["ReachableFallback", "reachable_analysis", "reachable_verify", "reachable_witness", "explore_sim",
@@ -176,6 +177,9 @@ def reachable_verify(sim, *, max_states=None, max_bytes=None, progress=None) -> 
                 "representatives_match": bool(table.representatives_match.all()),
                 "saturations": sim.precision.saturations.count - saturations0,
                 "seconds_protocol": t1 - start, "seconds_reference": time.perf_counter() - t1})
+    wrong = instances - counts[0]
+    found = first_wrong_input(reach, table.answers) if wrong else None
+    out.update({"wrong_count": wrong, "wrong_example": None if found is None else wrong_example(sim, *found)})
     out.update(_levels(reach))
     out["seconds"] = time.perf_counter() - start
     return out

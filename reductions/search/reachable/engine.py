@@ -11,7 +11,10 @@ candidates whose encoded messages are bit-equal merge into one class. Each class
 * the exact number of Alice's inputs in it (Python ints: counts reach 2^n),
 
 and each level keeps its transition table ``next_class (S_prev, A)``, from which the analyses
-(:mod:`.analyses`) recover every count they need. Two different inputs that merge are a
+(:mod:`.analyses`) recover every count they need. The tables are all a level stores: the counts
+of level t have t bits each, so keeping them all would cost O(n^2) bits; they are kept every
+:data:`COUNT_CHECKPOINT` levels and recomputed forward from the nearest one on demand
+(:meth:`ReachableStates.counts_at`, a block at a time). Two different inputs that merge are a
 *message collision*: the first few are kept as witnesses. The exploration stops when all of
 Alice's positions are done or when a budget (classes at a level, bytes kept) is exceeded; then
 :attr:`ReachableStates.complete` is False and :attr:`ReachableStates.stopped` says why.
@@ -46,6 +49,7 @@ __all__ = ["Level", "Collision", "ReachableStates", "explore", "explore_model", 
 DEFAULT_MAX_STATES = 1 << 15   # classes at one level
 DEFAULT_MAX_BYTES = 1 << 28    # states, messages, tables and counts kept (256 MiB)
 KEEP_COLLISIONS = 16
+COUNT_CHECKPOINT = 256         # levels between kept counts (the rest are recomputed from the tables)
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,7 +63,8 @@ class Level:
     letters : ``(A,)`` int64 tokens tried (bit 0's then bit 1's)
     next_class : ``(S_prev, A)`` int64: the class each (parent class, letter) reaches
     rep_parent, rep_letter : ``(S,)`` int64: the candidate each class keeps as representative
-    counts : ``(S,)`` object: Alice's inputs in each class (Python ints, unread bits included)
+    counts : ``(S,)`` object: Alice's inputs in each class (Python ints, unread bits included),
+        recomputed from the tables by the exploration it belongs to (:meth:`ReachableStates.counts_at`)
     """
 
     position: int
@@ -68,11 +73,16 @@ class Level:
     next_class: np.ndarray
     rep_parent: np.ndarray
     rep_letter: np.ndarray
-    counts: np.ndarray
+    index: int = -1
+    owner: "ReachableStates | None" = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
-        return int(self.counts.shape[0])
+        return int(self.rep_parent.shape[0])
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.owner.counts_at(self.index)
 
 
 @dataclass(frozen=True)
@@ -126,10 +136,36 @@ class ReachableStates:
     seconds: float = 0.0
     bytes_kept: int = 0
     reused_levels: int = 0
+    checkpoints: dict = field(default_factory=dict, repr=False)  # level index -> its counts
+    _block: tuple = field(default=(None, []), repr=False)  # (first level index, counts of its levels)
 
     @property
     def final_counts(self) -> np.ndarray:
-        return self.levels[-1].counts if self.levels else np.array([self.unread_factor], dtype=object)
+        return self.counts_at(len(self.levels) - 1) if self.levels else self.start_counts
+
+    @property
+    def start_counts(self) -> np.ndarray:
+        return np.array([self.unread_factor], dtype=object)
+
+    def counts_at(self, i: int) -> np.ndarray:
+        """Alice's inputs in each class of level ``i`` ``(S_i,)`` (Python ints), recomputed forward
+        from the last checkpoint at or before it; the block of levels it recomputes is kept, so
+        walking the levels in either order costs one forward pass per block."""
+        if i < 0:
+            i += len(self.levels)
+        if not 0 <= i < len(self.levels):
+            raise IndexError(f"level {i} of {len(self.levels)}")
+        first, block = self._block
+        if first is not None and first <= i < first + len(block):
+            return block[i - first]
+        start = i - i % COUNT_CHECKPOINT
+        counts = self.checkpoints[start]
+        block = [counts]
+        for t in range(start + 1, min(start + COUNT_CHECKPOINT, len(self.levels))):
+            counts = _step_counts(counts, self.levels[t].next_class)
+            block.append(counts)
+        self._block = (start, block)
+        return block[i - start]
 
     @property
     def unread_factor(self) -> int:
@@ -270,29 +306,43 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
             cache[letters.tobytes()] = (keys, first, inverse, new_keys, new_state, failures)
         reach.roundtrip_failures += failures
         K = len(first)
-        kept = S * A * 8 + K * (16 + 36 + 4 * (t // 30 + 1))  # transitions, representatives, exact counts
-        need = reach.bytes_kept + kept + 2 * S * A * live  # the tables so far, and this level's candidates
+        count_bytes = K * (36 + 4 * (t // 30 + 1))  # one level's exact counts
+        kept = S * A * 8 + K * 16 + (count_bytes if t % COUNT_CHECKPOINT == 0 else 0)  # tables, checkpoints
+        block = min(t + 1, COUNT_CHECKPOINT) * count_bytes  # the counts :meth:`counts_at` recomputes at once
+        need = reach.bytes_kept + kept + block + 2 * S * A * live  # the tables so far, this level's candidates
         if K > max_states or need > max_bytes:
             reach.complete = False
             reach.stopped = (f"budget: level {t + 1} (position {t}) has {K} distinct messages" if K > max_states
                              else f"budget: level {t + 1} needs {need} bytes ({2 * S * A * live} for its "
                                   f"candidates' states and messages), more than max_bytes {max_bytes}")
             break
-        new_counts = np.zeros(K, dtype=object)
-        np.add.at(new_counts, inverse, np.repeat(counts, A))
+        new_counts = _step_counts(counts, inverse.reshape(S, A), K)
         if K < S * A:
             reach.merged_candidates += S * A - K
             _record(reach, t, first, inverse, A)
         keys, state, counts = new_keys, new_state, new_counts
+        if t % COUNT_CHECKPOINT == 0:
+            reach.checkpoints[t] = counts
         reach.levels.append(Level(t, int(layout.bit_at[t]), letters, inverse.reshape(S, A), first // A,
-                                  first % A, counts))
+                                  first % A, t, reach))
         reach.sizes.append(K)
         reach.bytes_kept += kept
         if progress is not None:
             progress(t + 1, layout.split_at)
     reach.state, reach.keys = state, keys
+    if reach.levels:
+        reach._block = (len(reach.levels) - 1, [counts])  # the final counts, asked for by every analysis
     reach.seconds = time.perf_counter() - start
     return reach
+
+
+def _step_counts(counts: np.ndarray, next_class: np.ndarray, K: int | None = None) -> np.ndarray:
+    """Counts ``(K,)`` of a level from its parents' ``(S,)`` and its table ``(S, A)``: each class
+    receives the counts of the (parent, letter) candidates that reach it."""
+    S, A = next_class.shape
+    out = np.zeros(int(next_class.max()) + 1 if K is None else K, dtype=object)
+    np.add.at(out, next_class.reshape(-1), np.repeat(counts, A))
+    return out
 
 
 def _record(reach: ReachableStates, t: int, first: np.ndarray, inverse: np.ndarray, A: int) -> None:

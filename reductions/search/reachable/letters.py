@@ -105,29 +105,53 @@ def alice_letters(reduction, n: int, seed: int = 0) -> AliceLetters:
     return AliceLetters(int(n), int(s), bit_at, table, unread)
 
 
+def _binary_probes(n: int) -> np.ndarray:
+    """``(1 + 2D, n)`` probes, D = bits of n - 1: x = 0, then for each binary digit d the x with
+    ``x_i = digit_d(i)`` and its complement. A position that holds bit i alone changes in exactly
+    one probe of each pair (the one with x_i = 1), so the pairs spell i: O(n log n) encoded tokens
+    where one probe per bit would encode n^2."""
+    D = max(1, int(n - 1).bit_length())
+    digits = ((np.arange(n)[None, :] >> np.arange(D)[:, None]) & 1).astype(np.uint8)  # (D, n)
+    pairs = np.stack([digits, 1 - digits], axis=1).reshape(2 * D, n)  # (2D, n): digit d, then its complement
+    return np.vstack([np.zeros((1, n), np.uint8), pairs])
+
+
 def probe_positions(reduction, n: int, positions, seed: int = 0, *, repeated: bool = False):
     """``(bit_at, tokens, unread)`` of :class:`AliceLetters` for the given sequence positions
     (Alice's prefix, or her own positions anywhere for a partition split), probed and checked.
-    ``repeated``: a bit may be written at several positions (each position still holds one bit)."""
+
+    The probes are :func:`_binary_probes`; a position that changes in both probes of a pair, or in
+    one of some pairs and neither of others, depends on several bits; two positions that spell the
+    same bit write it twice (refused unless ``repeated``: a bit may then be written at several positions,
+    each position still holding one bit); then a seeded sample of random x (and the all-ones x) must encode to
+    the tokens the layout predicts (which is what makes the layout exact, not the probes).
+    """
     positions = np.asarray(positions, dtype=np.int64)
     problem = get_problem(reduction.problem)
-    probes = np.vstack([np.zeros((1, n), np.uint8), np.eye(n, dtype=np.uint8)])  # (n + 1, n)
-    tokens = reduction.encode(probes, _bob_rows(problem, n, n + 1), n).tokens[:, positions]  # (n + 1, k)
+    probes = _binary_probes(n)  # (1 + 2D, n)
+    tokens = reduction.encode(probes, _bob_rows(problem, n, len(probes)), n).tokens[:, positions]  # (1 + 2D, k)
     base = tokens[0]
-    changed = tokens[1:] != base  # (n, k): bit i moves position t
-    per_position = changed.sum(axis=0)
-    if np.any(per_position > 1):
-        t = int(positions[np.nonzero(per_position > 1)[0][0]])
+    changed = (tokens[1:] != base).reshape(-1, 2, len(positions))  # (D, 2, k): digit d's probe, its complement
+    per_pair = changed.sum(axis=1)  # (D, k)
+    moved = np.any(per_pair > 0, axis=0)  # (k,) the position depends on x at all
+    several = np.any(per_pair > 1, axis=0) | (moved & np.any(per_pair == 0, axis=0))
+    bit = (changed[:, 0, :].astype(np.int64) << np.arange(changed.shape[0])[:, None]).sum(axis=0)  # (k,)
+    several |= moved & (bit >= n)
+    if np.any(several):
+        t = int(positions[np.nonzero(several)[0][0]])
         raise NotPositionwiseError(f"{reduction.name}: position {t} depends on several bits of x")
-    per_bit = changed.sum(axis=1)
+    at = np.nonzero(moved)[0]
+    bits = bit[at]
+    per_bit = np.bincount(bits, minlength=n)
     if not repeated and np.any(per_bit > 1):
         i = int(np.nonzero(per_bit > 1)[0][0])
         raise NotPositionwiseError(f"{reduction.name}: bit {i} of x is written at several positions")
     bit_at = np.full(len(positions), -1, dtype=np.int64)
-    bits, at = np.nonzero(changed)
     bit_at[at] = bits
     table = np.stack([base, base], axis=1).astype(np.int64)  # (k, 2)
-    table[at, 1] = tokens[bits + 1, at]
+    lit = probes[1:][:, bits].T.astype(bool)  # (m, 2D): the probes in which each moved position's bit is 1
+    first_lit = 1 + np.argmax(lit, axis=1)  # (m,) row of tokens with that bit set
+    table[at, 1] = tokens[first_lit, at]
     layout = AliceLetters(int(n), len(positions), bit_at, table, np.setdiff1d(np.arange(n), bits))
     rng = np.random.default_rng([int(seed), 11])
     xs = np.vstack([np.ones((1, n), np.uint8), rng.integers(0, 2, size=(CHECK_SAMPLES, n), dtype=np.uint8)])

@@ -10,7 +10,40 @@ from __future__ import annotations
 
 from .plot import save_information_curve
 
-__all__ = ["reachable_rows", "plot_if_asked", "trajectory_table"]
+__all__ = ["reachable_rows", "plot_if_asked", "trajectory_table", "correct_text", "wrong_rows"]
+
+
+def correct_text(out: dict) -> str:
+    """The ``correct`` cell of ``verify``: 4 decimals, but never a rounded 1.0000 while an input is
+    wrong (then as many digits as it takes to show it below 1).
+
+    >>> correct_text({"correct": 49150 / 49152, "correct_count": 49150, "instances": 49152, "wrong_count": 2})
+    '0.99996 (49150/49152; 2 wrong)'
+    """
+    from .plot import describe_count
+
+    value, count, total, wrong = out["correct"], out["correct_count"], out["instances"], out.get("wrong_count")
+    if value is None:
+        return "-"
+    text = f"{value:.4f}"
+    if wrong:  # the fewest decimals (at least 4) at which the exact fraction rounds below 1
+        from fractions import Fraction
+
+        exact = Fraction(count, total)
+        digits = next((d for d in range(4, 61) if round(exact * 10 ** d) < 10 ** d), None)
+        text = f"0.{round(exact * 10 ** digits):0{digits}d}" if digits else "1 - " + str(Fraction(wrong, total))
+    tail = f"; {describe_count(wrong)} wrong" if wrong else ""
+    return f"{text} ({describe_count(count)}/{describe_count(total)}{tail})"
+
+
+def wrong_rows(out: dict) -> list:
+    """A ``wrong input`` row: the first (x, y) the protocol answers wrongly, re-run through the model."""
+    w = out.get("wrong_example")
+    if not w:
+        return []
+    x = w["x"] if len(w["x"]) <= 40 else f"{w['x'][:32]}... ({len(w['x'])} bits; all in --format json)"
+    return [["wrong input", f"x = {x}, y = {w['y']}: protocol {int(w['protocol_answer'])}, model "
+                            f"{int(w['model_answer'])} (re-run), truth {int(w['truth'])}"]]
 
 
 def reachable_rows(out: dict) -> list:

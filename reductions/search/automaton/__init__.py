@@ -1,0 +1,1 @@
+"""Models as finite automata: extraction, minimal DFA, languages at every length, monoids."""
