@@ -72,8 +72,10 @@ def test_bit_places_fill_each_value_within_floor_log2_n():
         blocks, places = bit_places(k)
         assert capacity >= k and n == max(2, blocks.max() + 1) and np.all(2 ** (places + 1) <= n)
         assert len(set(zip(blocks.tolist(), places.tolist()))) == k  # no two bits share a place
-    n, capacity = composition_sizes(10 ** 4)
-    assert capacity >= n * np.log2(n) - 1.5 * n  # n log2 n - O(n)
+    for k in (10, 1000, 10 ** 4):  # closed form: 1 + sum_{m=2..n} floor(log2 m) = n log2 n - O(n)
+        n, capacity = composition_sizes(k)
+        L = n.bit_length() - 1
+        assert capacity == 1 + (n + 1) * L - 2 ** (L + 1) + 2 >= n * np.log2(n) - 3 * n
 
 
 def test_the_splits_each_reduction_declares():
