@@ -44,7 +44,8 @@ def _answer_bit(outputs, y):
 
 
 # -- INDEX -> induction heads ------------------------------------------------------------------
-_IH = InductionHeads()
+_IH = InductionHeads(alphabet=3)  # the partition needs a0, a1 (bits) and a2 (the current token)
+_IH_MARKED = InductionHeads()  # the prefix split: k distinct markers, |Sigma| = N
 _Z = 2  # the current (last) token; id 0 doubles as filler (only the occurrences of _Z matter)
 
 
@@ -61,7 +62,7 @@ index_to_induction_heads = Reduction(
     encoder=_encode_induction_heads,
     owners_of=lambda k: np.concatenate([np.tile(np.array([BOB, ALICE], np.int8), k), [PUBLIC]]),
     decoder=_answer_bit, task_size=lambda k: 2 * k + 1, query_fixed=True,
-    notes="sequence length 2k+1, |Sigma| = N: Bob marks position 2y with the current token a2 "
+    notes="sequence length 2k+1, |Sigma| = 3: Bob marks position 2y with the current token a2 "
           "(a0 elsewhere), Alice writes x_i at 2i+1, the last token a2 is public; the answer is x_y.",
 )
 
@@ -72,7 +73,7 @@ def _encode_induction_heads_prefix(xp, x, y, k):
 
 
 index_to_induction_heads_prefix = Reduction(
-    name="index@prefix->induction-heads", problem="index", task=_IH, split="prefix-suffix",
+    name="index@prefix->induction-heads", problem="index", task=_IH_MARKED, split="prefix-suffix",
     source="COMMCOMP-IH-RNN", section="SHT 2024 §2 [D]", tag="[D]",
     encoder=_encode_induction_heads_prefix,
     owners_of=lambda k: np.concatenate([np.tile(np.array([PUBLIC, ALICE], np.int8), k), [BOB]]),

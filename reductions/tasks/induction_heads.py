@@ -11,16 +11,15 @@ from commcomp.errors import InvalidParameterError
 
 from .base import Task, TaskBatch, balanced_labels, check_batch
 
-__all__ = ["InductionHeads", "NO_PREVIOUS"]
-
-NO_PREVIOUS = -1  # the paper's bottom: the current token has no previous occurrence
+__all__ = ["InductionHeads"]
 
 
 @dataclass(frozen=True)
 class InductionHeads(Task):
     """Induction heads: tokens sigma_0 ... sigma_{n-1}; output at the last position the token that
-    immediately follows the rightmost previous occurrence of sigma_{n-1}, or ``NO_PREVIOUS`` (-1,
-    the paper's bottom) when sigma_{n-1} did not occur before.
+    immediately follows the rightmost previous occurrence of sigma_{n-1}, or the paper's bottom
+    when sigma_{n-1} did not occur before, written as id ``|Sigma|`` (the augmented alphabet
+    Sigma + {bottom}: an argmax readout of |Sigma| + 1 classes can say it).
 
     The paper (SHT 2024, §1) defines an output at every position i; commcomp reads the last one,
     which is all the INDEX reduction needs (its lower bound is about that one output). Format
@@ -38,7 +37,7 @@ class InductionHeads(Task):
     >>> task = InductionHeads()
     >>> b = task.make_batch(6, np.array([[2, 0, 1, 2, 3, 1], [2, 0, 1, 2, 3, 4]]))
     >>> task.ground_truth(b).tolist()
-    [[2], [-1]]
+    [[2], [6]]
     """
 
     alphabet: int | None = None
@@ -94,4 +93,8 @@ class InductionHeads(Task):
             raise InvalidParameterError("induction-heads: tokens must be symbol ids")
         j = self._rightmost_previous(tokens)  # (B,)
         after = tokens[np.arange(tokens.shape[0]), np.maximum(j + 1, 0)]
-        return np.where(j >= 0, after, NO_PREVIOUS)[:, None]  # (B, 1)
+        return np.where(j >= 0, after, self.bottom(batch.n))[:, None]  # (B, 1)
+
+    def bottom(self, n) -> int:
+        """The answer id of bottom (no previous occurrence): |Sigma|."""
+        return self.symbols(n)

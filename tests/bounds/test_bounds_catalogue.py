@@ -122,6 +122,7 @@ HAND = {
     # issue 23 (commcomp.bounds.newer); _cap is the bits g holds, counted by a loop
     "COMMCOMP-IH-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "COMMCOMP-IH-RNN": lambda N, p, P: _n(N),
+    "COMMCOMP-IH-2TF": lambda N, p, P: 3 * P["alphabet"] + 2 * ceil(log2(N)) + 3,
     "PNP-FC-1TF": lambda N, p, P: _n(N) * log2(_n(N)) / p,
     "COMMCOMP-FC-1TF": lambda N, p, P: _cap(_n(N)) / (p + ceil(log2(N))),
     "COMMCOMP-FC-RNN": lambda N, p, P: _cap(_n(N)),
