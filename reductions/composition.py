@@ -45,7 +45,7 @@ def _answer_bit(outputs, y):
 
 # -- INDEX -> induction heads ------------------------------------------------------------------
 _IH = InductionHeads(alphabet=3)  # the partition needs a0, a1 (bits) and a2 (the current token)
-_IH_MARKED = InductionHeads()  # the prefix split: k distinct markers, |Sigma| = N
+_IH_MARKED = InductionHeads(alphabet=None)  # the prefix split: k distinct markers, |Sigma| = N
 _Z = 2  # the current (last) token; id 0 doubles as filler (only the occurrences of _Z matter)
 
 

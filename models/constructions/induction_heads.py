@@ -1,7 +1,7 @@
 """A 2-layer Transformer for induction heads (the SHT 2024 upper bound side; Bietti et al.'s two heads).
 
 Task format (``reductions.tasks.induction_heads``): tokens sigma_0 .. sigma_{N-1}, ids ``< s`` (|Sigma| = s,
-default s = N); the answer at N-1 is sigma_{j+1} for the rightmost j < N-1 with sigma_j = sigma_{N-1},
+default s = 3 as the task's default and the INDEX partition; option ``alphabet``); the answer at N-1 is sigma_{j+1} for the rightmost j < N-1 with sigma_j = sigma_{N-1},
 else bottom, written as id s.
 
 Residual (width ``3s + 2c + 3``, c = ceil(log2 N))::
@@ -36,7 +36,7 @@ matter are >= 1/(4N) (O(log N) fraction bits): p = O(log N), as SHT 2024 state; 
 Examples
 --------
 >>> import numpy as np
->>> c = make_induction_heads(6, "float32")
+>>> c = make_induction_heads(6, "float32", alphabet=6)
 >>> c.predict(np.array([[2, 0, 1, 2, 3, 1], [2, 0, 1, 2, 3, 4], [5, 5, 5, 5, 5, 5]])).tolist()
 [[2], [6], [5]]
 """
@@ -59,10 +59,10 @@ __all__ = ["make_induction_heads", "all_induction_inputs", "SPECS"]
 
 def make_induction_heads(n: int, precision=None, *, seed: int = 0, **options) -> Construction:
     """The 2-layer construction at sequence length N = n (module docstring); option ``alphabet``
-    (default n)."""
+    (default 3, the task's default)."""
     opts = check_options("induction-heads-2tf", options, {"alphabet"})
     N = int(n)
-    s = int(opts.get("alphabet") or N)
+    s = int(opts.get("alphabet") or 3)
     if N < 2 or s < 2:
         raise InvalidParameterError(f"induction-heads-2tf: need n >= 2 and alphabet >= 2, got {N}, {s}")
     prec = precision_of(precision)
@@ -115,8 +115,8 @@ def make_induction_heads(n: int, precision=None, *, seed: int = 0, **options) ->
 
 
 def all_induction_inputs(n: int, alphabet: int | None = None) -> np.ndarray:
-    """Every sequence of length n over an alphabet of size ``alphabet`` (default n): ``(s^n, n)``."""
-    s = alphabet or n
+    """Every sequence of length n over an alphabet of size ``alphabet`` (default 3): ``(s^n, n)``."""
+    s = alphabet or 3
     return np.array(list(itertools.product(range(s), repeat=n)), dtype=np.int64).reshape(-1, n)
 
 
@@ -126,5 +126,5 @@ SPECS = (
         make_induction_heads, "3|Sigma| + 2⌈log₂ N⌉ + 3",
         "layer 1 copies the previous token; layer 2 attends to the rightmost position whose previous "
         "token is the current one (a sink at position 0 answers bottom)",
-        width_option=None, exhaustive_max_n=5, inputs=all_induction_inputs, aliases=("ih-2tf",)),
+        width_option=None, exhaustive_max_n=8, inputs=all_induction_inputs, aliases=("ih-2tf",)),
 )

@@ -23,8 +23,9 @@ class InductionHeads(Task):
 
     The paper (SHT 2024, §1) defines an output at every position i; commcomp reads the last one,
     which is all the INDEX reduction needs (its lower bound is about that one output). Format
-    (N = n): the n tokens themselves, ids ``0 .. alphabet-1`` named ``"a<j>"``. ``alphabet`` None
-    means |Sigma| = n (the paper's regime |Sigma| <= n).
+    (N = n): the n tokens themselves, ids ``0 .. alphabet-1`` named ``"a<j>"``. The default
+    |Sigma| = 3 is what the INDEX partition writes (two bits and the current token); ``alphabet``
+    None means |Sigma| = n (the paper's regime |Sigma| <= n).
 
     Worked example (n = 6)::
 
@@ -34,13 +35,13 @@ class InductionHeads(Task):
     Examples
     --------
     >>> import numpy as np
-    >>> task = InductionHeads()
+    >>> task = InductionHeads(alphabet=None)
     >>> b = task.make_batch(6, np.array([[2, 0, 1, 2, 3, 1], [2, 0, 1, 2, 3, 4]]))
     >>> task.ground_truth(b).tolist()
     [[2], [6]]
     """
 
-    alphabet: int | None = None
+    alphabet: int | None = 3
 
     name = "induction-heads"
     aliases = ("induction", "ih", "induction_heads", "1-hop-induction-heads")
