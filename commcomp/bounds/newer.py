@@ -174,4 +174,14 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            source="2-layer Transformer copies", tags=("[P]",),
            paper_form="a two-layer Transformer copies strings of length exponential in its size",
            section="JBKM §2"),
+    # -- just read twice (on the existing Disjointness task) ---------------------------------------------
+    _bound(id="JRT-DISJ-order", paper="JRT", task="string-disjointness", problem="disjointness",
+           split="prefix/suffix one-way, either set first", arch_class="recurrent", kind="lower",
+           quantity="statement", formula=None,
+           assumptions="sets of sizes a <= b over [n]: one pass with the small set first needs log2 C(n, a) "
+                       "bits, with the large set first log2 C(n, b); reading the context twice needs "
+                       "log2 C(n, a) + 1 (reductions/search/jrt.py counts all three exactly at small n)",
+           source="recall reduces to set disjointness; order matters; JRT", tags=("[S]", "[D]"),
+           paper_form="the memory needed depends on which set comes first; repeating the context helps",
+           status="the statement [S] (reference notes); the counts [D], exact by brute force", section="JRT §3"),
 )

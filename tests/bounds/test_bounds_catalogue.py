@@ -212,4 +212,4 @@ def test_lookups():
                                                              kind="lower")
     assert all(b.arch_class == "recurrent" for b in list_bounds(arch="mamba"))
     assert {b.paper for b in BOUNDS} == {"BHBK", "SHT", "WDL", "commcomp", "standard",
-                                         "SHT24", "PNP", "SAF", "JBKM"}  # issue 23: the newer results
+                                         "SHT24", "PNP", "SAF", "JBKM", "JRT"}  # issue 23: the newer results
