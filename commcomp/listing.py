@@ -40,9 +40,21 @@ def _default_problem(problems) -> str:
     return chosen[0] if chosen else (problems[0] if problems else "-")
 
 
+_SPLIT_SHORT = {"prefix-suffix": "prefix", "interleaved-partition": "interleaved"}
+
+
+def _splits(splits) -> str:
+    """One split kind as it is; several (a task with two reductions) shortened, to keep 80 columns."""
+    if len(splits) <= 1:
+        return splits[0] if splits else "-"
+    return ", ".join(_SPLIT_SHORT.get(s, s) for s in splits)
+
+
 def _theorem(sources) -> str:
-    """``BHBK-IL-RNN §8.4`` -> ``BHBK-IL-RNN`` (the section is in the wide table)."""
-    return ", ".join(sorted({s.split(" ")[0] for s in sources})) or "-"
+    """``BHBK-IL-RNN §8.4`` -> ``BHBK-IL-RNN`` (the section is in the wide table); several (a task with
+    two splits) -> the first and ``+k`` for the others, to keep 80 columns."""
+    ids = sorted({s.split(" ")[0] for s in sources})
+    return (ids[0] + (f" +{len(ids) - 1}" if len(ids) > 1 else "")) if ids else "-"
 
 
 #: ``what`` -> [(header, cell of a JSON row)] of the default (80-column) table.
@@ -51,7 +63,7 @@ SHORT_VIEWS = {
                  ("arch", lambda r: CLASS_SHORT.get(r["arch_class"], r["arch_class"])),
                  ("kind", lambda r: KIND_SHORT.get(r["kind"], r["kind"])), ("tag", lambda r: r["tag"])],
     "tasks": [("name", lambda r: r["name"]), ("problem", lambda r: _default_problem(r["problems"])),
-              ("split", lambda r: ", ".join(r["split"])), ("theorem", lambda r: _theorem(r["source"]))],
+              ("split", lambda r: _splits(r["split"])), ("theorem", lambda r: _theorem(r["source"]))],
     "archs": [("name", lambda r: r["name"]), ("class", lambda r: r["class"]),
               ("state numbers", lambda r: r["state_numbers"]),
               ("split", lambda r: SIMULATION_SHORT.get(r["simulation"], r["simulation"])),

@@ -6,8 +6,10 @@ Examples
 'nearest-neighbour'
 >>> get_reduction("mqar").problem, get_reduction("mqar", problem="disj").problem
 ('index', 'disjointness')
->>> [r.name for r in list_reductions()][:2]
-['disjointness->dyck', 'equality->dyck']
+>>> [r.name for r in list_reductions()][:3]
+['index->copy', 'disjointness->dyck', 'equality->dyck']
+>>> get_reduction("induction-heads", problem="index@prefix").split
+'prefix-suffix'
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from commcomp.errors import UnknownNameError
 
 from .arithmetic import disjointness_to_match3, disjointness_to_qsa, index_to_match2
 from .base import Reduction
+from .composition import (index_to_copy, index_to_function_composition, index_to_function_composition_split,
+                          index_to_induction_heads, index_to_induction_heads_prefix)
 from .graphs import disjointness_to_istree
 from .lookup import (disjointness_to_mqar, disjointness_to_multi_index_lookup, index_to_index_lookup,
                      index_to_mqar, index_to_nearest_neighbour)
@@ -26,6 +30,9 @@ from .strings import (disjointness_to_dyck, disjointness_to_string_disjointness,
 from .tasks import (MQAR, Dyck, IndexLookup, IsTree, Match2, Match3, MultiIndexLookup,
                     NearestNeighbour, QSparseAveraging, StringDisjointness, StringEquality)
 from .tasks.base import Task
+from .tasks.copy import Copy
+from .tasks.function_composition import FunctionComposition
+from .tasks.induction_heads import InductionHeads
 from .tasks.index_first import index_first_task
 
 __all__ = ["TASKS", "EXTRA_TASKS", "task_instance", "REDUCTIONS", "DEFAULT_PROBLEM", "get_task", "list_tasks", "get_reduction",
@@ -35,6 +42,7 @@ __all__ = ["TASKS", "EXTRA_TASKS", "task_instance", "REDUCTIONS", "DEFAULT_PROBL
 TASKS = MappingProxyType({t.name: t for t in (
     IndexLookup(), MultiIndexLookup(), NearestNeighbour(), MQAR(num_queries=1), StringEquality(),
     StringDisjointness(), Dyck(types=2, depth=2), QSparseAveraging(), Match2(), Match3(), IsTree(),
+    InductionHeads(), FunctionComposition(), Copy(),
 )})
 
 _REDUCTION_LIST: tuple[Reduction, ...] = (
@@ -42,15 +50,26 @@ _REDUCTION_LIST: tuple[Reduction, ...] = (
     index_to_mqar, disjointness_to_mqar, equality_to_string_equality,
     disjointness_to_string_disjointness, equality_to_dyck, disjointness_to_dyck,
     disjointness_to_qsa, disjointness_to_match3, index_to_match2, disjointness_to_istree,
+    index_to_induction_heads, index_to_induction_heads_prefix, index_to_function_composition,
+    index_to_function_composition_split, index_to_copy,
 )
-REDUCTIONS = MappingProxyType({(r.problem, r.task_name): r for r in _REDUCTION_LIST})
+
+
+def _registry_problem(r: Reduction) -> str:
+    """The `--problem` key of a reduction: its problem, or ``problem@split`` for a second split of the
+    same problem and task (``index@prefix`` for induction heads, ``index@split`` for composition)."""
+    head = r.name.split("->")[0]
+    return head if head.startswith(r.problem + "@") else r.problem
+
+
+REDUCTIONS = MappingProxyType({(_registry_problem(r), r.task_name): r for r in _REDUCTION_LIST})
 
 # The reduction `--problem` picks when it is not given.
 DEFAULT_PROBLEM = MappingProxyType({
     "index-lookup": "index", "multi-index-lookup": "disjointness", "nearest-neighbour": "index",
     "mqar": "index", "string-equality": "equality", "string-disjointness": "disjointness",
     "dyck": "disjointness", "qsa": "disjointness", "match2": "index", "match3": "disjointness",
-    "istree": "disjointness",
+    "istree": "disjointness", "induction-heads": "index", "function-composition": "index", "copy": "index",
 })
 
 #: Tasks with no two-party reduction (so outside TASKS, whose every entry has one), registered
@@ -139,8 +158,9 @@ def get_reduction(task, problem=None) -> Reduction:
     if problem is None:
         problem_name = DEFAULT_PROBLEM[task_name]
     else:
+        base, at, variant = _key(problem).partition("@")
         try:
-            problem_name = canonical_problem_name(problem)
+            problem_name = canonical_problem_name(base) + at + variant
         except UnknownNameError:
             problem_name = _key(problem)
     if (problem_name, task_name) not in REDUCTIONS:

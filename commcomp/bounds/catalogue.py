@@ -21,6 +21,7 @@ from commcomp.architectures import get_architecture
 from commcomp.bounds.bhbk import BHBK_BOUNDS
 from commcomp.bounds.commcomp_derived import COMMCOMP_BOUNDS
 from commcomp.bounds.commcomp_protocols import COMMCOMP_PROTOCOL_BOUNDS
+from commcomp.bounds.newer import NEWER_BOUNDS
 from commcomp.bounds.records import (
     KINDS, PAPERS, Bound, C, H, N, attn_eps, delta, depth, dprime, eps, gamma, k, k_lit, n, p, q, resolve_task,
     sigma,
@@ -36,7 +37,7 @@ __all__ = ["BOUNDS", "PARAMETERS", "applies_to", "bound_layers", "evaluate_bound
 
 #: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts.
 BOUNDS: tuple[Bound, ...] = (BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + COMMCOMP_PROTOCOL_BOUNDS
-                             + STANDARD_BOUNDS)
+                             + STANDARD_BOUNDS + NEWER_BOUNDS)
 _BY_ID = {b.id: b for b in BOUNDS}
 if len(_BY_ID) != len(BOUNDS):  # pragma: no cover - a catalogue bug, caught at import
     raise RuntimeError("duplicate bound ids in the catalogue")

@@ -69,7 +69,8 @@ def bound_parameters(task: str, length: int, *, dim: int = QSA_DIM, k: int | Non
     """Bound parameters a task instance of ``length`` tokens fixes (keywords of ``compute_bounds``).
 
     qSA: ``q = (length - 1) // 2`` (N = 2q + 1 rows) and ``dprime = dim`` (the task's value
-    dimension, default 2).  Multi-Index Lookup: ``k`` (indices).  Other tasks: none (the Dyck
+    dimension, default 2).  Multi-Index Lookup: ``k`` (indices).  Induction heads: ``alphabet = 3`` (the
+    INDEX partition writes a0, a1 and a2).  Other tasks: none (the Dyck
     reductions use Dyck-(2,2) and Dyck-(2,1), the catalogue's default types and depth).
     """
     task, length = resolve_task(task), _length(length)
@@ -77,6 +78,8 @@ def bound_parameters(task: str, length: int, *, dim: int = QSA_DIM, k: int | Non
         return {"q": (length - 1) // 2, "dprime": int(dim)}
     if task == "multi-index-lookup":
         return {"k": length // (2 + MIL_DATA_FACTOR) if k is None else int(k)}
+    if task == "induction-heads":  # the INDEX partition's alphabet (reductions.composition)
+        return {"alphabet": 3}
     return {}
 
 

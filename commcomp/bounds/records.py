@@ -160,12 +160,14 @@ def times(factor: int, expr: sp.Expr) -> sp.Expr:
 # --- vocabularies --------------------------------------------------------------------------------------
 #: Task registry names (DESIGN §4) and accepted aliases.
 TASKS = ("index-lookup", "multi-index-lookup", "nearest-neighbour", "mqar", "string-equality",
-         "string-disjointness", "dyck", "qsa", "match2", "match3", "istree")
+         "string-disjointness", "dyck", "qsa", "match2", "match3", "istree",
+         "induction-heads", "function-composition", "copy")
 _TASK_ALIASES = {
     "il": "index-lookup", "mil": "multi-index-lookup", "nn": "nearest-neighbour",
     "nearest-neighbor": "nearest-neighbour", "associative-recall": "mqar", "equality": "string-equality",
     "disjointness": "string-disjointness", "bounded-dyck": "dyck", "q-sparse-averaging": "qsa",
-    "is-tree": "istree",
+    "is-tree": "istree", "induction": "induction-heads", "ih": "induction-heads",
+    "composition": "function-composition", "fc": "function-composition", "copying": "copy",
 }
 PROBLEMS = ("index", "disjointness", "equality", "inner-product", "greater-than")
 #: Classes a bound can cover; ``protocol`` marks pure communication facts with no model.
@@ -211,7 +213,7 @@ N_MEANING = {
 }
 N_SEQUENCE = "N = sequence length in tokens"
 PRECISION_MODELS = ("", "p-bit numbers", "exact partial sums", "infinite precision")
-PAPERS = ("BHBK", "SHT", "WDL", "commcomp", "standard")
+PAPERS = ("BHBK", "SHT", "WDL", "commcomp", "standard", "SHT24", "PNP", "SAF", "JBKM", "JRT")
 
 CITATIONS = {
     "BHBK": "Bhattamishra, Hahn, Blunsom, Kanade, NeurIPS 2024, arXiv 2406.09347",
@@ -219,6 +221,14 @@ CITATIONS = {
     "WDL": "Wen, Dang, Lyu, arXiv 2402.18510",
     "commcomp": "derived for commcomp (shared/reference/theorems.md)",
     "standard": "standard communication complexity (Kushilevitz & Nisan 1997)",
+    "SHT24": "Sanford, Hsu, Telgarsky 2024, One-layer transformers fail to solve the induction heads task, "
+             "arXiv 2408.14332",
+    "PNP": "Peng, Narayanan, Papadimitriou 2024, On limitations of the Transformer architecture, arXiv 2402.08164",
+    "SAF": "Strobl, Angluin, Frank 2025, Concise one-layer transformers can do function evaluation (sometimes), "
+           "arXiv 2503.22076",
+    "JBKM": "Jelassi, Brandfonbrener, Kakade, Malach, ICML 2024, Repeat after me, arXiv 2402.01032",
+    "JRT": "Arora et al. 2024, Just read twice: closing the recall gap for recurrent language models, "
+           "arXiv 2407.05483",
 }
 
 

@@ -23,7 +23,7 @@ __all__ = ["TASK_SHORT", "ARCH_SHORT", "number_text", "short_what", "short_rows"
 TASK_SHORT = {"index-lookup": "IL", "multi-index-lookup": "MIL", "nearest-neighbour": "NN", "mqar": "MQAR",
               "string-equality": "EQ", "string-disjointness": "DISJ", "dyck": "Dyck", "qsa": "qSA",
               "match2": "Match2", "match3": "Match3", "istree": "IsTree", "k-dnf": "kDNF",
-              "index-first-lookup": "IL-first"}
+              "index-first-lookup": "IL-first", "induction-heads": "IH", "function-composition": "FC"}
 ARCH_SHORT = {"linear-attention": "lin-attn", "transformer": "tf", "feedforward": "ffn"}
 
 

@@ -17,6 +17,7 @@ module                 constructions               catalogue
 ``index_first_rnn.py`` index-first Index Lookup    BHBK-IL-order
 ``qsa.py``             C7a, C7b                    SHT qSA
 ``match2.py``          C8                          SHT Match2-UB
+``induction_heads.py`` 2-layer induction heads     SHT24-IH-2TF
 =====================  ==========================  ======================================
 
 The builder signature (every construction)::
@@ -47,7 +48,7 @@ __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "
 
 #: Every construction module, in the order of theorems.md §7.
 MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn",
-           "index_first_rnn", "qsa", "match2")
+           "index_first_rnn", "qsa", "match2", "induction_heads")
 
 _SPECS: dict[str, ConstructionSpec] = {}
 _ERRORS: dict[str, str] = {}

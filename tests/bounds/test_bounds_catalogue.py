@@ -60,6 +60,10 @@ def _n(N):
     return (N - 1) // 2
 
 
+def _cap(n):
+    return sum(max(1, floor(log2(i + 1))) for i in range(n))
+
+
 HAND = {
     "BHBK-IL-RNN": lambda N, p, P: N,
     "BHBK-IL-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * N,
@@ -116,6 +120,16 @@ HAND = {
     "COMMCOMP-qSA-explicit": lambda N, p, P: P["dprime"] + 2 * P["q"] + 1,
     "COMMCOMP-kDNF-2TF": lambda N, p, P: 3 * max(4, ceil(4 * 3 * log(N + 1))) + 8,   # dnf_k = 3
     "COMMCOMP-C2-beta": lambda N, p, P: log((N - 1) * (1 - P["attn_eps"]) / P["attn_eps"]) / (1 - P["gamma"]),
+    # issue 23 (commcomp.bounds.newer); _cap is the bits g holds, counted by a loop
+    "COMMCOMP-IH-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
+    "COMMCOMP-IH-RNN": lambda N, p, P: _n(N),
+    "COMMCOMP-IH-2TF": lambda N, p, P: 3 * P["alphabet"] + 2 * ceil(log2(N)) + 3,
+    "PNP-FC-1TF": lambda N, p, P: _n(N) * log2(_n(N)) / p,
+    "COMMCOMP-FC-1TF": lambda N, p, P: _cap(_n(N)) / (p + ceil(log2(N))),
+    "COMMCOMP-FC-RNN": lambda N, p, P: _cap(_n(N)),
+    "SAF-FE-split-1TF": lambda N, p, P: ((N - 1) // 4) / (p + ceil(log2(N))),
+    "JBKM-copy-GSSM": lambda N, p, P: _n(N) * log2(P["alphabet"]),
+    "JBKM-copy-GSSM-error": lambda N, p, P: _n(N) * log2(P["alphabet"]) + log2(1 - P["eps"]),
 }
 # Standard facts take the problem size n directly.
 HAND_N = {
@@ -198,4 +212,5 @@ def test_lookups():
     assert "BHBK-Dyck-1TF" in lower_1tf and not list_bounds(task="dyck", arch="transformer", layers=2,
                                                              kind="lower")
     assert all(b.arch_class == "recurrent" for b in list_bounds(arch="mamba"))
-    assert {b.paper for b in BOUNDS} == {"BHBK", "SHT", "WDL", "commcomp", "standard"}
+    assert {b.paper for b in BOUNDS} == {"BHBK", "SHT", "WDL", "commcomp", "standard",
+                                         "SHT24", "PNP", "SAF", "JBKM", "JRT"}  # issue 23: the newer results

@@ -8,7 +8,8 @@ from reductions import (ALICE, BOB, DEFAULT_PROBLEM, PUBLIC, REDUCTIONS, SPLIT_K
                         get_reduction, get_task, list_reductions, list_tasks)
 
 REQUIRED_TASKS = ["index-lookup", "multi-index-lookup", "nearest-neighbour", "mqar", "string-equality",
-                  "string-disjointness", "dyck", "qsa", "match2", "match3", "istree"]
+                  "string-disjointness", "dyck", "qsa", "match2", "match3", "istree",
+                  "induction-heads", "function-composition", "copy"]  # the last three: issue 23
 
 # (problem, task) -> (split, source, section) as the issue and the reference catalogue ask
 REQUIRED = {
@@ -24,6 +25,11 @@ REQUIRED = {
     ("disjointness", "qsa"): ("partition", "SHT-qSA-LB", "§8.7"),
     ("disjointness", "match3"): ("prefix-suffix", "SHT-Match3-LB", "§8.6"),
     ("disjointness", "istree"): ("prefix-suffix", "WDL-IsTree-RNN", "§8.10"),
+    ("index", "induction-heads"): ("partition", "SHT24-IH-1TF", "SHT 2024 §2 [D]"),
+    ("index@prefix", "induction-heads"): ("prefix-suffix", "COMMCOMP-IH-RNN", "SHT 2024 §2 [D]"),
+    ("index", "function-composition"): ("prefix-suffix", "PNP-FC-1TF", "PNP 2024 Thm 1 [D]"),
+    ("index@split", "function-composition"): ("partition", "SAF-FE-split-1TF", "Strobl et al. 2025 [D]"),
+    ("index", "copy"): ("prefix-suffix", "JBKM-copy-GSSM", "JBKM 2024 §2 [D]"),
 }
 
 
@@ -47,7 +53,9 @@ def test_required_reductions_with_source_and_tag():
         assert (red.split, red.source, red.section) == (split, source, section)
         assert red.tag.startswith("[") and red.name == f"{problem}->{task}"
         assert red.output_owner == BOB
-    assert {(r.problem, r.task_name) for r in list_reductions()} == set(REDUCTIONS)
+    # a second split of one (problem, task) is keyed problem@split, and its name says so
+    assert {(r.name.split("->")[0], r.task_name) for r in list_reductions()} == set(REDUCTIONS)
+    assert all(key[0].split("@")[0] == r.problem for key, r in REDUCTIONS.items())
     assert all(r.split in SPLIT_KINDS for r in list_reductions())
 
 
