@@ -932,7 +932,8 @@ def cmd_matrix(args):
         report = measure_problem(problem, args.n, measures=args.measure, solver=args.solver)
     payload = report.to_json()
     payload["labels"] = dict(report.labels)
-    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "detail": c.detail} for c in report.checks]
+    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "status": c.status, "detail": c.detail}
+                         for c in report.checks]
     payload["skipped"] = report.skipped
 
     def table():
@@ -945,7 +946,8 @@ def cmd_matrix(args):
             if value is None:
                 continue
             rows.append([field, value, report.labels.get(field, "")])
-        checks = [[c.measure, "ok" if c.ok else "FAILED", c.detail] for c in report.checks]
+        checks = [[c.measure, {"verified": "ok", "unverified": "unverified"}.get(c.status, "FAILED"), c.detail]
+                  for c in report.checks]
         title = (f"{problem.name}, n = {args.n}" if problem is not None else args.matrix)
         out = [rich_table(f"{title}: {payload['rows']} x {payload['cols']} matrix",
                           ["measure", "value", "what it is"], rows),
