@@ -943,7 +943,8 @@ def cmd_matrix(args):
         report = measure_problem(problem, args.n, measures=args.measure, solver=args.solver)
     payload = report.to_json()
     payload["labels"] = dict(report.labels)
-    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "detail": c.detail} for c in report.checks]
+    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "status": c.status, "detail": c.detail}
+                         for c in report.checks]
     payload["skipped"] = report.skipped
 
     def table():
@@ -956,7 +957,8 @@ def cmd_matrix(args):
             if value is None:
                 continue
             rows.append([field, value, report.labels.get(field, "")])
-        checks = [[c.measure, "ok" if c.ok else "FAILED", c.detail] for c in report.checks]
+        checks = [[c.measure, {"verified": "ok", "unverified": "unverified"}.get(c.status, "FAILED"), c.detail]
+                  for c in report.checks]
         title = (f"{problem.name}, n = {args.n}" if problem is not None else args.matrix)
         out = [rich_table(f"{title}: {payload['rows']} x {payload['cols']} matrix",
                           ["measure", "value", "what it is"], rows),
@@ -1013,8 +1015,9 @@ def cmd_import(args):
 
     out = import_torch(args.state_dict, args.arch, args.out, task=args.task, n=args.n, problem=args.problem,
                        prefix=args.prefix, embedding=args.embedding, readout=args.readout,
-                       nonlinearity=args.nonlinearity, heads=args.heads, causal=not args.bidirectional,
-                       norm_first=args.norm_first, residual=args.residual, seed=args.seed)
+                       nonlinearity=args.nonlinearity, heads=args.heads, activation=args.activation,
+                       causal=None if args.bidirectional is None else False, norm_first=args.norm_first,
+                       residual=args.residual, config=args.config, seed=args.seed)
     args.out = None  # --out named the model file; the report goes to stdout
     emit(args, out, lambda: rich_table(f"import torch {args.state_dict} ({out['arch']})", ["", ""],
                                        import_rows(out)))
@@ -1032,11 +1035,13 @@ def add_import(sub):
     p.add_argument("--prefix", help="key prefix of the recurrent module / attention blocks (found when unique)")
     p.add_argument("--embedding", metavar="KEY", help="the token embedding's key (found when unique)")
     p.add_argument("--readout", metavar="PREFIX", help="the readout nn.Linear's prefix (found when unique)")
-    p.add_argument("--nonlinearity", choices=["tanh", "relu"], default="tanh", help="nn.RNN's (default tanh)")
+    p.add_argument("--nonlinearity", help="nn.RNN's, tanh or relu (no default: a state dict does not record it)")
     p.add_argument("--heads", type=positive_int, help="transformer: num_heads (a state dict does not record it)")
-    p.add_argument("--bidirectional", action="store_true", help="transformer: no causal mask (default causal)")
-    p.add_argument("--norm-first", dest="norm_first", action="store_true", help="transformer: pre-norm blocks")
-    p.add_argument("--residual", action="store_true", help="bare nn.MultiheadAttention: x + attn(x)")
+    p.add_argument("--activation", help="encoder layers' activation: relu (gelu is refused; no default)")
+    p.add_argument("--config", metavar="FILE.json", help="the options as JSON (default: STATE_DICT.config.json)")
+    p.add_argument("--bidirectional", action="store_true", default=None, help="transformer: no causal mask")
+    p.add_argument("--norm-first", dest="norm_first", action="store_true", default=None, help="pre-norm blocks")
+    p.add_argument("--residual", action="store_true", default=None, help="bare nn.MultiheadAttention: x + attn(x)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     p.add_argument("--seed", type=seed_value, default=0, help="seed of the conversion check's random tokens")
     p.set_defaults(func=cmd_import)

@@ -391,7 +391,7 @@ _IEEE_FACTORIES = {
 _ALIASES = {"fp16": "float16", "half": "float16", "f16": "float16", "bf16": "bfloat16",
             "fp32": "float32", "single": "float32", "f32": "float32", "fp64": "float64",
             "double": "float64", "f64": "float64"}
-_FIXED = re.compile(r"^fixed:(-?\d+):(-?\d+)$")
+_FIXED = re.compile(r"^fixed:(-?[0-9]+):(-?[0-9]+)$")
 
 
 def parse_precision(spec) -> Precision:
@@ -415,7 +415,10 @@ def parse_precision(spec) -> Precision:
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
         text = str(int(spec))
     elif isinstance(spec, str):
-        text = spec.strip().lower()
+        if spec != spec.strip() or not spec.isascii():  # ' float32', a full-width digit: refused, not guessed
+            raise PrecisionError(f"precision {spec!r}: spaces and non-ASCII characters are not accepted; "
+                                 f"{FORMATS_HELP}")
+        text = spec.lower()
     else:
         raise PrecisionError(f"precision must be a string or an integer, got {type(spec).__name__}")
     text = _ALIASES.get(text, text)
@@ -424,7 +427,7 @@ def parse_precision(spec) -> Precision:
     match = _FIXED.match(text)
     if match:
         return FixedPoint.make(int(match.group(1)), int(match.group(2)))
-    if re.fullmatch(r"-?\d+", text):
+    if re.fullmatch(r"-?[0-9]+", text):
         p = int(text)
         if p in (16, 32, 64):
             return _IEEE_FACTORIES[f"float{p}"]()
@@ -446,8 +449,8 @@ def parse_bound_bits(spec) -> int:
         raise PrecisionError(f"unknown precision {spec!r}: {FORMATS_HELP}")
     if isinstance(spec, Precision):
         return spec.bits
-    text = str(int(spec)) if isinstance(spec, (int, np.integer)) else str(spec).strip()
-    if re.fullmatch(r"-?\d+", text):
+    text = str(int(spec)) if isinstance(spec, (int, np.integer)) else str(spec)
+    if re.fullmatch(r"-?[0-9]+", text):
         p = int(text)
         if not 1 <= p <= MAX_BOUND_BITS:
             raise PrecisionError(f"precision {p} is out of range for the bound calculator: p must be "

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,8 +129,10 @@ def read_model_info(path) -> ModelFileInfo:
     try:
         data = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ModelFileError(f"{path}: not a commcomp model file (not an .npz archive: "
-                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); a torch "
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "pickle" in why:  # numpy's text suggests loading it unsafely: never repeated here
+            why = "a pickle or text file"
+        raise ModelFileError(f"{path}: not a commcomp model file (not an .npz archive: {why}); a torch "
                              "checkpoint is converted with `commcomp import torch`") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise ModelFileError(f"{path}: not a commcomp model file (a single .npy array)")
@@ -143,7 +146,7 @@ def read_model_info(path) -> ModelFileInfo:
                                  "a torch state dict is converted with `commcomp import torch`")
         try:
             meta = json.loads(str(data[META_KEY]))
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ModelFileError(f"{path}: corrupt model header ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION or "config" not in meta:
         version = meta.get("format") if isinstance(meta, dict) else None
@@ -250,8 +253,16 @@ def load_model(path, **overrides):
         If its parameters do not fit its architecture.
     """
     info = read_model_info(path)
-    with np.load(Path(path), allow_pickle=False) as data:
-        params = {k[len(_PARAM_PREFIX):]: data[k] for k in data.files if k.startswith(_PARAM_PREFIX)}
+    try:
+        with np.load(Path(path), allow_pickle=False) as data:
+            params = {k[len(_PARAM_PREFIX):]: data[k] for k in data.files if k.startswith(_PARAM_PREFIX)}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # corrupt bytes past the header
+        raise ModelFileError(f"{path}: a corrupt model file ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else 'unreadable'})") from None
+    bad = sorted(k for k, v in params.items() if v.dtype.kind in "fc" and not np.all(np.isfinite(v)))
+    if bad:
+        raise ModelFileError(f"{path}: non-finite weights (NaN or inf) in {', '.join(bad[:4])}"
+                             f"{', ...' if len(bad) > 4 else ''}: refused")
     config = dict(info.config)
     config.update(overrides)
     config.pop("arch", None)

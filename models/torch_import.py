@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,7 @@ def read_state_dict(path) -> dict:
         try:
             with np.load(path, allow_pickle=False) as data:
                 raw = {k: data[k] for k in data.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise TorchImportError(f"{path}: not a readable .npz ({str(exc).splitlines()[0]})") from None
     else:
         try:
@@ -96,8 +97,17 @@ def read_state_dict(path) -> dict:
         try:
             obj = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - torch raises many types for a bad file
+            text = str(exc)
+            if "weights_only" in text or type(exc).__name__ == "UnpicklingError":
+                # a pickled object (a whole module from torch.save(model)): never unpickled, and torch's advice
+                # to load it with weights_only=False (running the pickle's code) is not repeated
+                raise TorchImportError(f"{path}: holds a pickled object, not a plain state dict (a whole module "
+                                       "saved with torch.save(model)?); commcomp never unpickles code: save "
+                                       "torch.save(model.state_dict(), FILE) and its options in FILE.config.json"
+                                       ) from None
+            first = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text).strip().splitlines()[0] if text.strip() else ""
             raise TorchImportError(f"{path}: torch cannot load it as a state dict "
-                                   f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+                                   f"({type(exc).__name__}: {first[:200]})") from None
         raw = {k: (v.detach().cpu().double().numpy() if hasattr(v, "detach") else np.asarray(v))
                for k, v in _unwrap(obj, path).items()}
     out = {}
@@ -106,6 +116,10 @@ def read_state_dict(path) -> dict:
         if arr.dtype.kind not in "fiub":
             raise TorchImportError(f"{path}: entry {key!r} is not numeric ({arr.dtype})")
         out[str(key)] = arr.astype(np.float64)
+    bad = [k for k, v in out.items() if not np.all(np.isfinite(v))]
+    if bad:
+        raise TorchImportError(f"{path}: non-finite weights (NaN or inf) in {', '.join(sorted(bad)[:4])}"
+                               f"{', ...' if len(bad) > 4 else ''}: a model with them computes nothing meaningful")
     if not out:
         raise TorchImportError(f"{path}: an empty state dict")
     return out
@@ -180,6 +194,7 @@ def _recurrent(sd, arch, prefix, embedding, readout, nonlinearity, precision):
         raise TorchImportError(f"{body}weight_hh_l0 has shape {shape}: " + (
             f"that is an {held}, not {_SOURCE[arch]}: use --arch {dict(zip(kinds.values(), ('elman', 'lstm', 'gru')))[held]}"
             if held else f"not the {gates}-gate layout of {_SOURCE[arch]}"))
+    _require_complete_layers(sd, body)
     d, m = w_ih.shape[1], w_hh.shape[1]
     emb = _find_embedding(sd, used, d, embedding)
     used |= {emb} if emb else set()
@@ -192,6 +207,19 @@ def _recurrent(sd, arch, prefix, embedding, readout, nonlinearity, precision):
     _readout(sd, used, head, m)
     _leftovers(sd, used)
     return model, {"embedding": emb, "body": body, "readout": head, "positional": None, "final_norm": None}
+
+
+def _require_complete_layers(sd, body) -> None:
+    """Every layer has both weights, and biases on every layer or none (``bias=False``): a missing bias is
+    not read as zeros."""
+    layers = sorted(int(m.group(1)) for k in sd for m in [re.match(rf"^{re.escape(body)}weight_ih_l(\d+)$", k)] if m)
+    with_bias = any(k.startswith(f"{body}bias_") for k in sd)
+    for k in layers:
+        names = [f"weight_ih_l{k}", f"weight_hh_l{k}"] + ([f"bias_ih_l{k}", f"bias_hh_l{k}"] if with_bias else [])
+        missing = [f"{body}{name}" for name in names if f"{body}{name}" not in sd]
+        if missing:
+            raise TorchImportError(f"{', '.join(missing)} missing from the state dict (layer {k} of the recurrent "
+                                   "module is incomplete)")
 
 
 # -- transformer -----------------------------------------------------------------------------------
@@ -327,6 +355,9 @@ def model_from_state_dict(state_dict: dict, arch: str, *, prefix=None, embedding
     except UnknownNameError as exc:
         raise TorchImportError(str(exc)) from None
     sd = {k: np.asarray(v, dtype=np.float64) for k, v in state_dict.items()}
+    bad = sorted(k for k, v in sd.items() if not np.all(np.isfinite(v)))
+    if bad:
+        raise TorchImportError(f"non-finite weights (NaN or inf) in {', '.join(bad[:4])}{', ...' if len(bad) > 4 else ''}")
     if name in RECURRENT:
         return _recurrent(sd, name, prefix, embedding, readout, nonlinearity, precision)
     if name == "transformer":

@@ -137,8 +137,8 @@ def torch_difference(sd: dict, arch: str, layout: dict, model, options: dict, le
 
 
 def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, prefix=None, embedding=None,
-                 readout=None, nonlinearity="tanh", heads=None, causal=True, norm_first=False, residual=False,
-                 activation="relu", check_with_torch=True, seed=0) -> dict:
+                 readout=None, nonlinearity=None, heads=None, causal=None, norm_first=None, residual=None,
+                 activation=None, config=None, check_with_torch=True, seed=0) -> dict:
     """Convert ``source`` (a state dict ``.pt``/``.npz``) to the commcomp model file ``out``.
 
     Parameters
@@ -148,8 +148,15 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
         ``elman``/``rnn``, ``lstm``, ``gru`` or ``transformer``.
     task, n, problem : optional
         Check the model against this task at size n (vocabulary, outputs, input length) and record them.
-    prefix, embedding, readout, nonlinearity, heads, causal, norm_first, residual, activation
+    prefix, embedding, readout
         See :func:`models.torch_import.model_from_state_dict`.
+    nonlinearity, heads, causal, norm_first, residual, activation : optional
+        What a state dict does not record (None: not given). Each comes from the state dict (``num_heads``),
+        the JSON ``config`` (default: ``SOURCE.config.json`` when it exists) or this argument, never from a
+        default where a wrong value changes the outputs (:mod:`models.torch_options`); a value that
+        contradicts a file is an error.
+    config : path, optional
+        A JSON object of torch options (``nonlinearity``, ``num_heads``, ``activation``, ``norm_first``, ...).
     check_with_torch : bool
         Compare with torch's own forward pass when torch is installed.
 
@@ -157,7 +164,9 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
     -------
     dict
         ``source, out, arch, vocab_size, width, layers, heads, n_outputs, layout, task, n,
-        compute_dtype, torch_max_abs_difference`` (None when not checked), ``torch_checked``.
+        compute_dtype, torch_max_abs_difference`` (None when not checked), ``torch_checked``, ``options``
+        (the values the model was built with), ``option_sources`` (where each came from) and
+        ``unconfirmed`` (the options no file recorded).
 
     Raises
     ------
@@ -166,13 +175,35 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
     from models.files import check_model_file, read_model_info
     from models.torch_import import model_from_state_dict, read_state_dict
 
+    from commcomp.architectures import get_architecture
+    from commcomp.errors import UnknownNameError
+    from models.torch_import import TorchImportError
+    from models.torch_options import config_beside, read_config, resolve_options
+
     if (task is None) != (n is None):
         raise InvalidParameterError("give --task and --n together (the model is checked against the task at n)")
+    if problem is not None and task is None:
+        raise InvalidParameterError("--problem picks a task's reduction: give it with --task and --n")
+    try:
+        name = get_architecture(arch).name
+    except UnknownNameError as exc:
+        raise TorchImportError(str(exc)) from None
     sd = read_state_dict(source)
-    options = {"nonlinearity": nonlinearity}
+    config_path = Path(config) if config is not None else config_beside(source)
+    if config is not None and not config_path.is_file():
+        raise TorchImportError(f"--config {config}: no such file")
+    cfg = read_config(config_path) if config_path.is_file() else {}
+    opts = resolve_options(name, {"nonlinearity": nonlinearity, "heads": heads, "activation": activation,
+                                  "causal": causal, "norm_first": norm_first, "residual": residual},
+                           config=cfg, state_dict=sd, config_path=str(config_path),
+                           encoder_layer=any(k.endswith("self_attn.out_proj.weight") for k in sd))
+    options = dict(opts.values)
     model, layout = model_from_state_dict(sd, arch, prefix=prefix, embedding=embedding, readout=readout,
-                                          nonlinearity=nonlinearity, heads=heads, causal=causal,
-                                          norm_first=norm_first, residual=residual, activation=activation)
+                                          nonlinearity=options.get("nonlinearity", "tanh"),
+                                          heads=options.get("heads"), causal=options.get("causal", True),
+                                          norm_first=options.get("norm_first", False),
+                                          residual=options.get("residual", False),
+                                          activation=options.get("activation", "relu"))
     about = {"source": f"torch {_source_name(model)}"}
     length = CHECK_LENGTH
     if task is not None:
@@ -198,7 +229,8 @@ def import_torch(source, arch: str, out, *, task=None, n=None, problem=None, pre
             "width": info.width, "layers": info.layers, "heads": info.heads, "n_outputs": info.n_outputs,
             "layout": layout, "task": about.get("task"), "n": about.get("n"), "description": info.describe(),
             "compute_dtype": _compute_dtype(model), "torch_checked": difference is not None,
-            "torch_max_abs_difference": difference, "check_tokens": [CHECK_BATCH, int(length)]}
+            "torch_max_abs_difference": difference, "check_tokens": [CHECK_BATCH, int(length)],
+            "options": options, "option_sources": dict(opts.sources), "unconfirmed": list(opts.unconfirmed)}
 
 
 def _source_name(model) -> str:
@@ -227,7 +259,14 @@ def import_rows(out: dict) -> list[list[str]]:
              f"{out['check_tokens'][0]} random sequences of {out['check_tokens'][1]} tokens (float64)"
              if diff is not None else "not run (torch is not installed; the .npz path needs no torch)")
     layout = out["layout"]
+    built = ", ".join(f"{k} {v} ({out['option_sources'][k]})" for k, v in out["options"].items()) or "-"
+    unconfirmed = out["unconfirmed"]
+    if unconfirmed and diff is not None:
+        check += f"; torch was rebuilt with the same {', '.join(unconfirmed)}, so this cannot catch a wrong one"
     return [["wrote", out["out"]], ["holds", out["description"]],
+            ["built with", built],
+            ["no file confirms", ", ".join(unconfirmed) + " (a state dict does not record them: check them "
+             "against the code that trained the model)" if unconfirmed else "- (every option read from a file)"],
             ["from", f"embedding {layout['embedding'] or '(identity)'}, body {layout['body']!r}, readout "
                      f"{layout['readout'] or '(identity)'}"
                      + (f", positions {layout['positional']}" if layout.get("positional") else "")

@@ -18,7 +18,7 @@ Measures and their size limits (R', C': distinct rows and columns where the meas
   :func:`cover_number_0`; by SAT (:mod:`.solvers`: CaDiCaL through PySAT by default, CP-SAT, z3)
   from the best lower bound upward: the z-cells reduce to at most 64 distinct rows and columns and
   2048 cells (``rectangles.MAX_SIDE``, ``MAX_CELLS``), 1 000 000 conflicts per solver call
-  (``solvers.MAX_CONFLICTS``), DRAT proofs kept up to 20 000 lines (``drat.MAX_PROOF_LINES``); where rank or fooling set meets min(R', C') no search, up to 2^20
+  (``solvers.MAX_CONFLICTS``), DRAT proofs kept up to 200 000 lines (``drat.MAX_PROOF_LINES``); where rank or fooling set meets min(R', C') no search, up to 2^20
   reduced cells (``MAX_CELLS_BOUNDS``). Without a solver: the branch and bound below (partitions)
   and a search over maximal rectangles (covers: 40 z-cells after reduction, 200 000 nodes).
 - partition number by branch and bound (the fallback): :func:`partition_number`; R'C' <= 64,

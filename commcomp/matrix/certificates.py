@@ -52,19 +52,42 @@ from .protocol_tree import ProtocolLeaf, ProtocolNode, ProtocolTreeResult
 from .rank import RankResult
 from .rows import DistinctRowsResult
 
-__all__ = ["CertificateCheck", "check_certificate", "rank_over_q_bareiss"]
+__all__ = ["CertificateCheck", "check_certificate", "rank_over_q_bareiss", "STATUSES"]
+
+
+STATUSES = ("verified", "unverified", "rejected")
 
 
 @dataclass(frozen=True)
 class CertificateCheck:
-    """The verdict on one certificate; true when it holds."""
+    """The verdict on one certificate; true only when every part of it was re-verified.
+
+    ``status`` is ``verified`` (``ok`` true: the value and its minimality were both re-checked here),
+    ``unverified`` (what was checked holds, but part of the claim, say the minimality, rests on a
+    solver or a search that was not re-checked: ``ok`` false) or ``rejected`` (something is wrong).
+    """
 
     measure: str
     ok: bool
     detail: str
+    status: str = ""
+
+    def __post_init__(self):
+        if not self.status:
+            object.__setattr__(self, "status", "verified" if self.ok else "rejected")
+        if self.status not in STATUSES or self.ok != (self.status == "verified"):
+            raise ValueError(f"inconsistent certificate check: ok={self.ok}, status={self.status!r}")
 
     def __bool__(self) -> bool:
         return self.ok
+
+
+class _Unverified(str):
+    """A detail whose claim rests in part on something not re-verified (check_certificate: ok=False)."""
+
+
+def _unverified_if(detail: str, parts) -> str:
+    return _Unverified(detail) if any(isinstance(p, _Unverified) for p in parts) else detail
 
 
 class _Reject(Exception):
@@ -105,6 +128,8 @@ def check_certificate(result, matrix) -> CertificateCheck:
         return CertificateCheck(result.measure, False, f"rejected: {why}")
     except (IndexError, ValueError, TypeError, AttributeError) as err:  # malformed certificate
         return CertificateCheck(result.measure, False, f"rejected: malformed certificate ({err})")
+    if isinstance(detail, _Unverified):
+        return CertificateCheck(result.measure, False, f"unverified: {detail}", "unverified")
     return CertificateCheck(result.measure, True, detail)
 
 
@@ -222,7 +247,7 @@ def _tree(res: ProtocolTreeResult, m: np.ndarray) -> str:
         lower = _partition_side(res, m)
     else:
         lower = _lower_side(m, res.deterministic_cc, res.lower_bound_by, log=True)
-    return f"the tree computes M on every cell with depth {depth}; {lower}"
+    return _unverified_if(f"the tree computes M on every cell with depth {depth}; {lower}", [lower])
 
 
 def _walk(tree, m: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[int, int]:
@@ -250,7 +275,7 @@ def _partition(res: PartitionResult, m: np.ndarray) -> str:
     _require(np.all(count == 1), "the rectangles do not cover every cell exactly once")
     _require(len(res.rectangles) == res.partition_number, "count differs from partition_number")
     lower = _lower_side(m, res.partition_number, res.lower_bound_by, log=False)
-    return f"{res.partition_number} disjoint monochromatic rectangles cover M; {lower}"
+    return _unverified_if(f"{res.partition_number} disjoint monochromatic rectangles cover M; {lower}", [lower])
 
 
 def _rectangle_number(res: RectangleNumberResult, m: np.ndarray) -> str:
@@ -287,8 +312,8 @@ def _rectangle_number(res: RectangleNumberResult, m: np.ndarray) -> str:
     if res.lower_bound_by in ("rank", "fooling set", "empty"):
         _require(lower >= value, f"the {res.lower_bound_by} bound {lower} does not reach {value}")
         return f"{what}; minimal: {res.lower_bound_by} bound {lower} re-computed"
-    return (f"{what}; lower bound {lower} re-checked (rank / fooling set); the rest, no "
-            f"{value - 1}, is {res.lower_bound_by} by {res.solver} (not re-verified)")
+    return _Unverified(f"{what}; lower bound {lower} re-checked (rank / fooling set); the rest, no "
+                       f"{value - 1}, is {res.lower_bound_by} by {res.solver} (not re-verified)")
 
 
 def _refutation(res: RectangleNumberResult, m: np.ndarray) -> str:
@@ -306,19 +331,19 @@ def _partition_side(res: ProtocolTreeResult, m: np.ndarray) -> str:
     """D >= ceil(log2(χ₁ + χ₀)): the two partition results are checked here too."""
     parts = {p.measure: p for p in res.partition}
     _require(set(parts) == {"partition_number_1", "partition_number_0"}, "partition results missing")
-    details = []
+    details, held = [], []
     for p in parts.values():
-        _rectangle_number(p, m)  # raises _Reject when it does not hold
+        held.append(_rectangle_number(p, m))  # raises _Reject when it does not hold
         details.append({"solver-proved": f"solver-proved by {p.solver}, not re-verified",
                         "solver proof": "DRAT proof re-checked"}.get(p.lower_bound_by, p.lower_bound_by))
     chi = sum(p.value for p in parts.values())
     _require(ceil_log2(chi) >= res.deterministic_cc, f"ceil(log2 {chi}) does not reach D")
-    return f"minimal: D >= ceil(log2 partition number {chi}) (χ₁, χ₀: {'; '.join(details)})"
+    return _unverified_if(f"minimal: D >= ceil(log2 partition number {chi}) (χ₁, χ₀: {'; '.join(details)})", held)
 
 
 def _lower_side(m: np.ndarray, value: int, how: str, *, log: bool) -> str:
     if how != "rank":
-        return "minimality rests on the exhaustive search (not re-verified)"
+        return _Unverified("minimality rests on the exhaustive search (not re-verified)")
     red = np.unique(np.unique(m, axis=0).T, axis=0)  # equal rows/columns do not change ranks
     if red.size <= 4096:
         total, how = rank_over_q_bareiss(red) + rank_over_q_bareiss(~red), "over Q (Bareiss)"

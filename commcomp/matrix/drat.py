@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["check_drat", "MAX_PROOF_LINES"]
 
-MAX_PROOF_LINES = 20_000  # longer proofs are not kept: checking runs at ~1000-5000 lines/s
+MAX_PROOF_LINES = 200_000  # longer proofs are not kept (the bound is then "unverified"); ~1000-5000 lines/s
 
 
 class _Database:

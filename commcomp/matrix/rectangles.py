@@ -20,7 +20,7 @@ Method, for the z-cells A = (M == z):
 The rectangles (over the input's own indices) are the upper certificate. The lower side is
 ``"rank"`` or ``"fooling set"`` when that bound equals the value (the checker recomputes it), else
 ``"solver proof"``: CaDiCaL's DRAT proof that the CNF for value - 1 rectangles is unsatisfiable,
-kept (up to ``drat.MAX_PROOF_LINES`` = 20 000 lines) and re-checked by :mod:`.drat` against the CNF rebuilt
+kept (up to ``drat.MAX_PROOF_LINES`` = 200 000 lines) and re-checked by :mod:`.drat` against the CNF rebuilt
 from the matrix; or ``"solver-proved"`` where the backend gives no proof (CP-SAT, z3): the named
 solver found no value - 1 and nothing re-checks it.
 

@@ -77,8 +77,45 @@ def _check_args(args) -> None:
     check_memory("separations", "check-max-length", args.check_max_length,
                  lambda length: TOKEN_BYTES * args.samples * length + 8 * length * length,
                  detail=f"{args.samples} samples of that many tokens and one attention matrix")
-    if args.weights != "random" and not os.path.isfile(args.weights):
+    _check_mode_options(args)
+    if args.precision is not None:
+        from commcomp.precision import parse_precision
+
+        parse_precision(args.precision)  # '' or ' float32' is refused here, not replaced by the default
+    if args.weights != "random":
+        _check_weights_file(args)
+
+
+#: options of one mode only, with their defaults: given in the other mode they would be ignored
+_LADDER_ONLY = {"sizes": None, "weak": None, "weak_width": 1, "weights": "random", "samples": 32, "budget": 1024,
+                "check_max_length": DEFAULT_CHECK_MAX_LENGTH, "check_all": False, "max_n": 1 << 16, "plot": None}
+_GRID_ONLY = {"instances": 32, "width": 4}
+
+
+def _check_mode_options(args) -> None:
+    unused, mode = (_LADDER_ONLY, "with --n (the grid)") if args.n is not None else (_GRID_ONLY, "without --n")
+    given = [f"--{k.replace('_', '-')}" for k, default in unused.items() if getattr(args, k, default) != default]
+    if given:
+        raise InvalidParameterError(f"separations: {', '.join(given)} {'is' if len(given) == 1 else 'are'} not "
+                                    f"used {mode}; leave {'it' if len(given) == 1 else 'them'} out")
+
+
+def _check_weights_file(args) -> None:
+    """Read the whole weights file (corrupt bytes, NaN weights) and match it to the weak side, up front."""
+    from commcomp.architectures import get_architecture
+    from models.files import load_model, read_model_info
+
+    if not os.path.isfile(args.weights):
         raise InvalidParameterError(f"--weights: no such file {args.weights!r}")
+    info = read_model_info(args.weights)
+    load_model(args.weights)
+    from .ladder import WEAK_CANDIDATES, _weak_spec
+
+    weak = WEAK_CANDIDATES if not (args.weak or args.arch) else tuple(_weak_spec(w) for w in (args.weak or args.arch))
+    names = sorted({get_architecture(a).name for a, _ in weak})
+    if names != [info.arch]:
+        raise InvalidParameterError(f"--weights {args.weights} holds {info.describe()}; check (b) would run it "
+                                    f"as the weak side {', '.join(names)}: give --weak {info.arch}")
 
 
 def run(args, jsonable) -> str:
@@ -86,7 +123,7 @@ def run(args, jsonable) -> str:
     _check_args(args)
     if args.n is not None:
         return _grid(args, jsonable)
-    precision = args.precision or DEFAULT_PRECISION
+    precision = DEFAULT_PRECISION if args.precision is None else args.precision
     start = time.perf_counter()
     ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes,
                                  weak=args.weak or args.arch,
@@ -137,7 +174,8 @@ def _claims_output(args, claims, derived, precision, seconds) -> str:
 def _grid(args, jsonable) -> str:
     from .grid import separations
 
-    rows = separations(n=args.n, precision=args.precision or "float32", heads=args.heads,
+    precision = "float32" if args.precision is None else args.precision
+    rows = separations(n=args.n, precision=precision, heads=args.heads,
                        instances=args.instances, seed=args.seed, tasks=args.task, archs=args.arch,
                        width=args.width)
     if args.format == "json":

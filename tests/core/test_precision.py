@@ -121,9 +121,10 @@ def test_covering():
 def test_parser_names_and_errors():
     assert parse_precision("24") == FixedPoint.make(24, 12)
     assert isinstance(parse_precision(16), IEEEFloat) and parse_precision(16).name == "float16"
-    assert parse_precision(" FP32 ").name == "float32"
+    assert parse_precision("FP32").name == "float32"
     assert parse_precision("fixed:12:6").bits == 12
-    for bad in ["float8", "fixed:1:0", "fixed:60:3", "1", "0", "-3", "", "fixed:8", 3.5, None, "100"]:
+    for bad in ["float8", "fixed:1:0", "fixed:60:3", "1", "0", "-3", "", "fixed:8", 3.5, None, "100",
+                " FP32 ", " float32", "fixed:\uff18:4", "\u0663\u0662"]:  # issue 25: no stripping, ASCII only
         with pytest.raises(PrecisionError):
             parse_precision(bad)
 

@@ -60,7 +60,8 @@ def test_gap_cases(rows, expected):
     res = partition_number(m)
     assert res.lower_bound_by == "search" and res.partition_number > res.rank_bound
     assert res.partition_number == expected == partition_exhaustive(m)
-    assert check_certificate(res, m)
+    check = check_certificate(res, m)  # the rectangles hold; minimality is the search's word: not ok
+    assert check.status == "unverified" and not check.ok
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -50,8 +50,10 @@ def test_recurrent_npz_without_torch_matches_torch_outputs(capsys, tmp_path, no_
     src = tmp_path / "sd.npz"
     np.savez(src, **sd)
     arch = {"rnn": "elman"}.get(meta["module"], meta["module"])
-    out = _import(capsys, [str(src), "--arch", arch, "--out", str(tmp_path / "m.npz")])
+    options = ["--nonlinearity", meta["nonlinearity"]] if arch == "elman" else []  # no file records it
+    out = _import(capsys, [str(src), "--arch", arch, "--out", str(tmp_path / "m.npz")] + options)
     assert out["torch_checked"] is False and out["torch_max_abs_difference"] is None
+    assert out["unconfirmed"] == (["nonlinearity"] if arch == "elman" else [])
     assert (out["width"], out["layers"], out["compute_dtype"]) == (meta["m"], meta["layers"], "float64")
     model = load_model(tmp_path / "m.npz")
     _, logits = model.run_with_output(arrays[f"{case}.x"])       # identity head: the top h at the last step
