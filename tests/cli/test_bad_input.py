@@ -132,6 +132,10 @@ def test_sweep_out_into_missing_folder_runs_nothing(capsys, place):
 
 # -- sizes and values: every class, the limit in the message ----------------------------------
 VALUES = [
+    ("automaton task", ["automaton", "--task", "no-such-task", "--arch", "rnn", "--precision", "fixed:2:0"],
+     ("unknown task 'no-such-task'",)),
+    ("automaton language", ["automaton", "--task", "dyck", "--arch", "rnn", "--weights", "construction",
+                            "--precision", "fixed:2:0", "--against", "no-such-lang"], ("unknown language",)),
     ("separations n", ["separations", "--n", "1000000000"], ("n <= 1048576",)),
     ("separations n memory", ["separations", "--n", "1000000", "--instances", "1000", "--task", "index-lookup"],
      ("n = 1000000", "limit n <=", "memory limit is 1.0 GiB")),

@@ -71,6 +71,12 @@ def test_the_lower_bound_bits_are_the_exact_communication_complexity(case):
 # The ids the splits reported before they came from catalogue queries (typed into setup.py then):
 # every registered reduction, every family, unchanged.
 EXPECTED_THEOREMS = {
+    "index->copy": ("JBKM-copy-GSSM", "CC-INDEX-2way", "BHBK-Bool-LB-1TF-1W", "BHBK-Bool-LB-1TF-2R"),
+    "index->function-composition": ("PNP-FC-1TF", "CC-INDEX-2way", "PNP-FC-1TF", "BHBK-Bool-LB-1TF-2R"),
+    "index@split->function-composition": ("SAF-FE-split-1TF", "CC-INDEX-2way", "PNP-FC-1TF",
+                                          "BHBK-Bool-LB-1TF-2R"),
+    "index->induction-heads": ("SHT24-IH-1TF", "CC-INDEX-2way", "SHT24-IH-1TF", "BHBK-Bool-LB-1TF-2R"),
+    "index@prefix->induction-heads": ("COMMCOMP-IH-RNN", "CC-INDEX-2way", "SHT24-IH-1TF", "BHBK-Bool-LB-1TF-2R"),
     "disjointness->dyck": ("BHBK-Dyck-1TF", "CC-DISJ", "COMMCOMP-DYCK22-1TF-1W", "COMMCOMP-DYCK22-1TF-2R"),
     "equality->dyck": ("BHBK-Dyck-1TF", "CC-EQ", "COMMCOMP-DYCK21-1TF-1W", "COMMCOMP-DYCK21-1TF-2R"),
     "index->index-lookup": ("BHBK-IL-RNN", "CC-INDEX-2way", "BHBK-Bool-LB-1TF-1W", "BHBK-Bool-LB-1TF-2R"),
