@@ -47,7 +47,7 @@ from commcomp.protocol.owners import Owner
 from .outputs import ModelRun, run_from_logits
 from .recurrent import split_point
 from .running import take_columns
-from .splits import MessageSpec, Split, find_theorem
+from .splits import MessageSpec, Split, find_theorem, require_prefix_suffix
 from .transformer import describe_partial_sums, partial_sums_step
 
 A_OWNS, B_OWNS, PUBLIC = Owner.ALICE, Owner.BOB, Owner.PUBLIC
@@ -74,12 +74,9 @@ class HybridSplit(Split):
     @classmethod
     def refuse(cls, spec, layers: int, reduction=None) -> None:
         """A hybrid is split with Alice's prefix and Bob's suffix only."""
-        if reduction is not None and reduction.split != "prefix-suffix":
-            raise UnsupportedSplitError(
-                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
-                f"{reduction.split}; a hybrid is split only with Alice's prefix and Bob's suffix: its "
-                "recurrent layers are causal, so only then do the keys and values at Alice's positions "
-                "depend on her tokens alone (reductions/simulate/hybrid.py)")
+        require_prefix_suffix(reduction, "; a hybrid is split only with Alice's prefix and Bob's suffix: its "
+                              "recurrent layers are causal, so only then do the keys and values at Alice's "
+                              "positions depend on her tokens alone (reductions/simulate/hybrid.py)")
 
     @classmethod
     def bob_step_text(cls, out: dict) -> str:

@@ -33,7 +33,7 @@ from commcomp.protocol.owners import OWNER_NAMES, Owner
 from .outputs import ModelRun, answers_from_logits, cot_spec
 from .running import (flat_rows, generate, group_rows, prefix_tree_run, readout, run_blocks, take_columns,
                       take_rows)
-from .splits import MessageSpec, Split, find_theorem
+from .splits import MessageSpec, Split, find_theorem, require_prefix_suffix
 
 A_OWNS, B_OWNS, PUBLIC = Owner.ALICE, Owner.BOB, Owner.PUBLIC
 
@@ -96,13 +96,11 @@ class RecurrentSplit(Split):
     @classmethod
     def refuse(cls, spec, layers: int, reduction=None) -> None:
         """A recurrent model is split one way only: the reduction must give Alice a prefix."""
-        if reduction is not None and reduction.split != "prefix-suffix":
-            raise UnsupportedSplitError(
-                f"{reduction.name} splits the sequence as {'an' if reduction.split[0] in 'aeiou' else 'a'} "
-                f"{reduction.split}, but a recurrent model is "
-                "simulated one way only: Alice must hold a prefix and Bob the suffix"
-                + (" (a bounded Dyck language is regular, so an interleaved split would prove nothing "
-                   "for RNNs)" if reduction.split == "interleaved-partition" else ""))
+        dyck = reduction is not None and reduction.split == "interleaved-partition"
+        require_prefix_suffix(reduction, ", but a recurrent model is simulated one way only: Alice must hold a "
+                              "prefix and Bob the suffix" + (" (a bounded Dyck language is regular, so an "
+                                                             "interleaved split would prove nothing for RNNs)"
+                                                             if dyck else ""))
 
     @classmethod
     def bob_step_text(cls, out: dict) -> str:

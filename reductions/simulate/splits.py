@@ -48,10 +48,10 @@ from typing import ClassVar
 from commcomp.bits import BitRows
 from commcomp.bounds import list_bounds
 from commcomp.bounds.per_task import protocol_lower_bound_bits
-from commcomp.errors import UnknownNameError
+from commcomp.errors import UnknownNameError, UnsupportedSplitError
 from commcomp.protocol import Protocol
 
-__all__ = ["Split", "MessageSpec", "SplitBound", "find_theorem"]
+__all__ = ["Split", "MessageSpec", "SplitBound", "find_theorem", "require_prefix_suffix"]
 
 
 @dataclass(frozen=True)
@@ -229,3 +229,11 @@ def find_theorem(reduction, arch: str, *, layers: int | None = None, split_words
     facts = [b.id for b in _entries() if b.arch_class == "protocol" and b.problem == reduction.problem
              and not b.randomized and (b.split or "").startswith(shape)]
     return facts[0] if facts else None
+
+
+def require_prefix_suffix(reduction, why: str) -> None:
+    """Raise :class:`UnsupportedSplitError` unless ``reduction`` (None: no reduction yet) gives Alice a
+    prefix and Bob the suffix; ``why`` finishes the message (what the family needs and why)."""
+    if reduction is not None and reduction.split != "prefix-suffix":
+        article = "an" if reduction.split[0] in "aeiou" else "a"
+        raise UnsupportedSplitError(f"{reduction.name} splits the sequence as {article} {reduction.split}{why}")
