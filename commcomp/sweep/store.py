@@ -194,7 +194,7 @@ class ResultStore(SharedStore):
             self._db = sqlite3.connect(uri, uri=readonly, isolation_level=None, timeout=30.0)
             self._db.execute("PRAGMA busy_timeout = 30000")
             if not readonly:
-                self._db.execute("PRAGMA journal_mode = WAL")
+                self._set_wal()
                 self._db.execute("PRAGMA synchronous = FULL")
                 with self._transaction():  # one writer at a time: concurrent runs create it once
                     for statement in (_SCHEMA + SHARING_SCHEMA).split(";"):
@@ -205,6 +205,19 @@ class ResultStore(SharedStore):
             raise StoreError(f"{path}: not a sweep results database ({exc})") from None
         if not set(_BASE_COLUMNS) <= self._columns:
             raise StoreError(f"{path}: not a sweep results database (no results table)")
+
+    def _set_wal(self, attempts: int = 300) -> None:
+        """Switch to WAL. SQLite does not call the busy handler for a journal-mode change, so two runs
+        creating one database at once can see "database is locked" here: wait and retry (up to ~30 s,
+        as busy_timeout), then let the error through."""
+        for attempt in range(attempts):
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == attempts - 1:
+                    raise
+                time.sleep(0.1)
 
     # -- context manager ---------------------------------------------------------------------
     def close(self) -> None:
