@@ -335,7 +335,7 @@ def _sweep_run(args, spec):
     from commcomp.sweep.runner import run_sweep
     from commcomp.sweep.store import ResultStore
 
-    db = args.db or spec.default_db_path()
+    db = spec.default_db_path() if args.db is None else args.db
     if not args.dry_run:
         from commcomp.output import check_database
 
@@ -705,9 +705,10 @@ def add_simulate(sub):
 
 
 def _fraction(value, count, total):
+    from commcomp.counts import fraction_text
     from reductions.search.reachable.plot import describe_count
 
-    return "-" if value is None else f"{value:.4f} ({describe_count(count)}/{describe_count(total)})"
+    return "-" if value is None else fraction_text(count, total, describe_count)  # counts, never 1.0000 (issue 25)
 
 
 def cmd_verify(args):
@@ -930,6 +931,8 @@ def cmd_matrix(args):
     if (args.matrix is None) == (args.problem is None):
         raise InvalidParameterError("matrix: give a problem with --n, or --matrix FILE (not both)")
     if args.matrix is not None:
+        if args.n is not None:
+            raise InvalidParameterError("matrix: --n sets a problem's size; a --matrix FILE has its own: leave --n out")
         problem, report = None, measure(load_matrix(args.matrix), args.measure, solver=args.solver)
     else:
         problem = get_problem(args.problem)
@@ -1100,6 +1103,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        __import__("commcomp.environment").environment.check_environment()  # one check, every command
         check_destinations(args)
         args.func(args)
     except (CommcompError, CLIError) as exc:

@@ -158,6 +158,13 @@ def check_database(path: str) -> str:
     path = os.fspath(path)
     if path == STDOUT:
         raise OutputError("a database cannot be written to standard output ('-'); give a file name")
+    if not path.strip():
+        raise OutputError("--db '' names no file: give a file name (or leave --db out for the default)")
+    if os.path.islink(path) and os.path.exists(path):
+        raise OutputError(f"cannot open database {path}: it is a symbolic link to {os.path.realpath(path)}; "
+                          "commcomp writes through no link: give the file itself")
+    if os.path.isfile(path):
+        _require_commcomp_database(path)
     if os.path.lexists(path):
         try:
             st = os.stat(path)
@@ -169,6 +176,35 @@ def check_database(path: str) -> str:
     # SQLite writes its journal beside the database itself (a link's target)
     _probe_folder(path, f"cannot open database {path}", os.path.realpath(path))
     return path
+
+
+#: the tables a commcomp results database holds (commcomp.sweep.store)
+_DATABASE_TABLES = {"results", "sweeps", "claims", "runners"}
+
+
+def _require_commcomp_database(path: str) -> None:
+    """An existing database must be commcomp's (empty, or holding its tables only) and writable."""
+    import sqlite3
+
+    if not os.access(path, os.W_OK):
+        raise OutputError(f"cannot open database {path}: it is not writable")
+    if os.path.getsize(path) == 0:
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise OutputError(f"cannot open database {path}: it is not an SQLite database")
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise OutputError(f"cannot open database {path}: {exc}") from None
+    if tables and (not tables <= _DATABASE_TABLES | {"sqlite_sequence"} or "results" not in tables):
+        raise OutputError(f"cannot open database {path}: it is not a commcomp results database (it holds "
+                          f"table{'s' if len(tables) != 1 else ''} {', '.join(sorted(tables)[:5])}); "
+                          "commcomp adds no tables to another program's file")
 
 
 def _copy_into(source: str, target, binary_stream=None) -> None:

@@ -35,6 +35,9 @@ from commcomp.errors import InvalidParameterError, UnknownNameError
 
 __all__ = ["BoundRow", "FIELDS", "compute_bounds", "precision_bits"]
 
+#: largest N the calculator evaluates (exact sympy arithmetic: 10^18 takes seconds, 10^30 minutes)
+MAX_BOUND_N = 1 << 64
+
 
 @dataclass(frozen=True)
 class BoundRow:
@@ -286,11 +289,14 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
     Raises
     ------
     InvalidParameterError
-        N < 2, p < 1, heads < 1, width < 1, or an unknown parameter.
+        N < 2 or N > 2^64 (:data:`MAX_BOUND_N`), p < 1, heads < 1, width < 1, or an unknown parameter.
     UnknownNameError
         Unknown task or architecture.
     """
     lengths = _positive_ints(n_values, "N", 2)
+    for length in lengths:
+        if length > MAX_BOUND_N:  # exact sympy evaluation of the catalogue slows past this (minutes at 10^30)
+            raise InvalidParameterError(f"N = {length} is too large for the bound calculator: N <= 2^64")
     bits = precision_bits(precision)
     heads = _single_int(heads, "heads")
     width = None if width is None else _single_int(width, "width")

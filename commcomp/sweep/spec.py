@@ -295,6 +295,9 @@ def load_spec(path: str) -> SweepSpec:
     if not os.path.isfile(path):
         raise SweepSpecError(f"sweep file {path!r} not found")
     suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".toml", ".yaml", ".yml", ".json"):  # read as what its name says, never guessed
+        raise SweepSpecError(f"sweep file {path!r}: a sweep file is .toml, .json, .yaml or .yml, not "
+                             f"{suffix or 'a name without an extension'}")
     try:
         if suffix in (".yaml", ".yml"):
             try:

@@ -196,3 +196,106 @@ def test_every_subcommand_has_a_row():
     sub = next(a for a in parser._actions if a.dest == "command")
     covered = {argv[0] for argv in QUICK.values()} | {row[1][0] for row in VALUES}
     assert set(sub.choices) <= covered, set(sub.choices) - covered
+
+
+# -- issue 25: the last bad inputs (each: exit 2, one line, nothing written) -------------------
+TINY_SD = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tiny_lstm_index_lookup.state_dict.npz")
+
+
+@pytest.fixture
+def trust_files(place):
+    """Bad files of every kind named by issue 25, made in the fixture folder."""
+    import sqlite3
+
+    import numpy as np
+
+    from models.files import save_model
+    from models.registry import build_model
+
+    elman = build_model("elman", vocab_size=6, width=4, n_outputs=2, seed=0)
+    save_model(elman, place / "good.npz")
+    raw = bytearray((place / "good.npz").read_bytes())
+    for i in range(len(raw) // 2, len(raw) // 2 + 40):
+        raw[i] ^= 0xFF
+    (place / "corrupt.npz").write_bytes(bytes(raw))
+    (place / "garbage.npz").write_text("not a model\n")
+    save_model(build_model("lstm", vocab_size=6, width=4, n_outputs=2, seed=0), place / "lstm.npz")
+    sd = dict(np.load(TINY_SD))
+    np.savez(place / "nan_sd.npz", **{k: np.full_like(v, np.nan) for k, v in sd.items()})
+    np.savez(place / "no_bias_sd.npz", **{k: v for k, v in sd.items() if k != "rnn.bias_hh_l0"})
+    (place / "corrupt.pt").write_bytes(b"PK\x03\x04 not a checkpoint")
+    con = sqlite3.connect(place / "foreign.sqlite")
+    con.execute("CREATE TABLE notes (x)")
+    con.commit()
+    con.close()
+    assert cli.main(QUICK["sweep-run"] + ["--db", "sweep.sqlite", "--format", "json"]) == 0
+    os.symlink("sweep.sqlite", place / "sweep-link.sqlite")
+    (place / "spec.txt").write_text('[sweep]\nname = "s"\noperation = "selftest"\n[axes]\nn = [1, 2]\n')
+    np.save(place / "F.npy", np.eye(4, dtype=np.int64))
+    yield place
+
+
+SIM = ["simulate", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "float32"]
+VER = ["verify", "index-lookup", "--arch", "elman", "--n", "4", "--precision", "float32", "--instances", "4"]
+SEP = ["separations", "--task", "index-lookup", "--weak", "elman", "--sizes", "4"]
+SWEEP = QUICK["sweep-run"]
+ISSUE25 = [  # (case, environment, argv, words the message must hold)
+    ("corrupt npz simulate", {}, SIM + ["--weights", "corrupt.npz"], ("corrupt.npz", "corrupt")),
+    ("corrupt npz verify", {}, VER + ["--weights", "corrupt.npz"], ("corrupt.npz", "corrupt")),
+    ("corrupt npz separations", {}, SEP + ["--weights", "corrupt.npz"], ("corrupt.npz", "corrupt")),
+    ("db symlink", {}, SWEEP + ["--db", "sweep-link.sqlite"], ("symbolic link",)),
+    ("db foreign sqlite", {}, SWEEP + ["--db", "foreign.sqlite"], ("not a commcomp results database",)),
+    ("db not sqlite", {}, SWEEP + ["--db", "garbage.npz"], ("not an SQLite database",)),
+    ("db empty name", {}, SWEEP + ["--db", ""], ("--db ''",)),
+    ("import NaN state dict", {}, ["import", "torch", "nan_sd.npz", "--arch", "lstm", "--out", "m.npz"],
+     ("non-finite weights",)),
+    ("import missing bias", {}, ["import", "torch", "no_bias_sd.npz", "--arch", "lstm", "--out", "m.npz"],
+     ("rnn.bias_hh_l0",)),
+    ("import corrupt pt", {}, ["import", "torch", "corrupt.pt", "--arch", "lstm", "--out", "m.npz"], ("corrupt.pt",)),
+    ("import problem without task", {}, ["import", "torch", TINY_SD, "--arch", "lstm", "--problem", "bogus",
+                                         "--out", "m.npz"], ("--problem",)),
+    ("import gru bidirectional", {}, ["import", "torch", TINY_SD, "--arch", "gru", "--bidirectional",
+                                      "--out", "m.npz"], ("--bidirectional does not apply",)),
+    ("separations weights garbage", {}, SEP + ["--weights", "garbage.npz"], ("garbage.npz", "not a commcomp model")),
+    ("separations weights other arch", {}, SEP + ["--weights", "lstm.npz"], ("holds an lstm", "--weak lstm")),
+    ("separations n with sizes", {}, ["separations", "--n", "8", "--sizes", "64"], ("--sizes is not used",)),
+    ("separations empty precision", {}, ["separations", "--precision", ""], ("precision ''",)),
+    ("separations spaced precision", {}, SEP + ["--precision", " float32"], ("spaces",)),
+    ("full-width digit", {}, SIM[:-1] + ["fixed:\uff18:4"], ("non-ASCII",)),
+    ("spaced precision simulate", {}, SIM[:-1] + [" float32"], ("spaces",)),
+    ("bounds n 1e100", {}, ["bounds", "--n", "1e100"], ("--n",)),
+    ("bounds n 10^100", {}, ["bounds", "--n", str(10 ** 100)], ("N <= 2^64",)),
+    ("matrix file with n", {}, ["matrix", "--matrix", "F.npy", "--n", "3"], ("leave --n out",)),
+    ("sweep spec txt", {}, ["sweep", "run", "spec.txt", "--workers", "0", "--db", "s.sqlite"], ("spec.txt", ".toml")),
+    ("backend bogus sweep", {"COMMCOMP_BACKEND": "bogus"}, SWEEP + ["--db", "b.sqlite"], ("bogus",)),
+]
+for _value in ("garbage", "1", "-5", ""):
+    for _name, _argv in (("simulate", SIM), ("sweep run", SWEEP + ["--db", "m.sqlite"])):
+        ISSUE25.append((f"memory limit {_value!r} {_name}", {"COMMCOMP_MEMORY_LIMIT": _value}, _argv,
+                        ("COMMCOMP_MEMORY_LIMIT",)))
+
+
+@pytest.mark.parametrize("env,argv,needles", [c[1:] for c in ISSUE25], ids=[c[0] for c in ISSUE25])
+def test_issue25_bad_input(capsys, trust_files, monkeypatch, env, argv, needles):
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    capsys.readouterr()
+    _expect_one_line_exit_2(capsys, argv, trust_files, *needles)
+    assert os.path.islink(trust_files / "sweep-link.sqlite")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only file anyway")
+def test_read_only_database_is_refused(capsys, trust_files):
+    os.chmod(trust_files / "sweep.sqlite", 0o444)
+    try:
+        _expect_one_line_exit_2(capsys, SWEEP + ["--db", "sweep.sqlite"], trust_files, "not writable")
+    finally:
+        os.chmod(trust_files / "sweep.sqlite", 0o644)
+
+
+def test_a_whole_pickled_module_is_refused_without_torch_advice(capsys, trust_files):
+    torch = pytest.importorskip("torch")
+    torch.save(torch.nn.LSTM(3, 4), trust_files / "module.pt")
+    line = _expect_one_line_exit_2(capsys, ["import", "torch", "module.pt", "--arch", "lstm", "--out", "m.npz"],
+                                   trust_files, "pickled object")
+    assert "weights_only=False" not in line and "\x1b" not in line
