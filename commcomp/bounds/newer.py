@@ -25,7 +25,7 @@ Examples
 --------
 >>> from commcomp.bounds.newer import NEWER_BOUNDS, copy_error_floor
 >>> sorted(b.id for b in NEWER_BOUNDS if b.task == "induction-heads")[:2]
-['COMMCOMP-IH-1TF', 'COMMCOMP-IH-RNN']
+['COMMCOMP-IH-1TF', 'COMMCOMP-IH-2TF']
 >>> copy_error_floor(states=6, alphabet=2, length=3)
 Fraction(1, 4)
 """
