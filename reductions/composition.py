@@ -153,7 +153,7 @@ def _composition_bit(outputs, y):
 
 index_to_function_composition = Reduction(
     name="index->function-composition", problem="index", task=_FC, split="prefix-suffix",
-    source="PNP-FC-1TF", section="PNP 2024 Thm 1 [D]", tag="[D]",
+    source="COMMCOMP-FC-RNN", section="PNP 2024 Thm 1 [D]", tag="[D]",
     encoder=_encode_function_composition, owners_of=_composition_owners,
     decoder=_composition_bit, task_size=lambda k: composition_sizes(k)[0], query_fixed=True,
     notes="domain n with capacity >= k (composition_sizes); g's entries (i, g(i)) Alice (public past "

@@ -27,7 +27,7 @@ REQUIRED = {
     ("disjointness", "istree"): ("prefix-suffix", "WDL-IsTree-RNN", "§8.10"),
     ("index", "induction-heads"): ("partition", "SHT24-IH-1TF", "SHT 2024 §2 [D]"),
     ("index@prefix", "induction-heads"): ("prefix-suffix", "COMMCOMP-IH-RNN", "SHT 2024 §2 [D]"),
-    ("index", "function-composition"): ("prefix-suffix", "PNP-FC-1TF", "PNP 2024 Thm 1 [D]"),
+    ("index", "function-composition"): ("prefix-suffix", "COMMCOMP-FC-RNN", "PNP 2024 Thm 1 [D]"),
     ("index@split", "function-composition"): ("partition", "SAF-FE-split-1TF", "Strobl et al. 2025 [D]"),
     ("index", "copy"): ("prefix-suffix", "JBKM-copy-GSSM", "JBKM 2024 §2 [D]"),
 }
