@@ -87,13 +87,6 @@ EXPECTED_THEOREMS = {
     "disjointness->string-disjointness": ("BHBK-DISJ-RNN", "COMMCOMP-HYBRID-DISJ", "BHBK-DISJ-1TF",
                                           "BHBK-DISJ-1TF-2R"),
     "equality->string-equality": ("BHBK-EQ-RNN", "COMMCOMP-HYBRID-EQ", "BHBK-EQ-1TF", "BHBK-EQ-1TF-2R"),
-    # issue 23 (no hybrid rows of their own: the generic INDEX fact)
-    "index->copy": ("JBKM-copy-GSSM", "CC-INDEX-2way", "BHBK-Bool-LB-1TF-1W", "BHBK-Bool-LB-1TF-2R"),
-    "index->function-composition": ("COMMCOMP-FC-RNN", "CC-INDEX-2way", "PNP-FC-1TF", "BHBK-Bool-LB-1TF-2R"),
-    "index@split->function-composition": ("SAF-FE-split-1TF", "CC-INDEX-2way", "PNP-FC-1TF",
-                                          "BHBK-Bool-LB-1TF-2R"),
-    "index->induction-heads": ("SHT24-IH-1TF", "CC-INDEX-2way", "SHT24-IH-1TF", "BHBK-Bool-LB-1TF-2R"),
-    "index@prefix->induction-heads": ("COMMCOMP-IH-RNN", "CC-INDEX-2way", "SHT24-IH-1TF", "BHBK-Bool-LB-1TF-2R"),
 }
 
 
