@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import types
 from dataclasses import dataclass
 
 import array_api_compat
@@ -67,14 +68,29 @@ def namespace_of(*arrays):
     return array_api_compat.array_namespace(*arrays)
 
 
-def resolve_backend(name: str | None = None) -> str:
+def resolve_backend(name=None) -> str:
     """The backend name to use: ``name``, else ``$COMMCOMP_BACKEND``, else ``"numpy"``.
+
+    ``name`` may also be the namespace module itself (``numpy``, ``array_api_strict``, ``torch``,
+    ``cupy`` or array-api-compat's wrapper of one), as Array API users pass it.
 
     Raises
     ------
     UnknownNameError
-        If the name is not one of :data:`BACKENDS` (or an alias).
+        If the name is not one of :data:`BACKENDS` (or an alias), or the module is no known namespace.
+
+    Examples
+    --------
+    >>> import numpy
+    >>> resolve_backend(numpy), resolve_backend("NumPy")
+    ('numpy', 'numpy')
     """
+    if isinstance(name, types.ModuleType):
+        known = backend_name(name)
+        if known not in BACKENDS:
+            raise UnknownNameError(f"module {name.__name__!r} is not an array backend commcomp knows; "
+                                   f"known: {', '.join(BACKENDS)}")
+        return known
     chosen = name if name not in (None, "") else (os.environ.get(ENV_VAR) or "numpy")
     module_name = _NAMES.get(str(chosen).strip().lower())
     if module_name is None:
@@ -83,9 +99,9 @@ def resolve_backend(name: str | None = None) -> str:
     return module_name
 
 
-def namespace(name: str | None = "numpy"):
-    """The Array API namespace called ``name`` (``numpy``, ``cupy``, ``torch``, ``array_api_strict``;
-    None: :func:`resolve_backend`'s choice).
+def namespace(name="numpy"):
+    """The Array API namespace called ``name`` (``numpy``, ``cupy``, ``torch``, ``array_api_strict``, or
+    the module itself; None: :func:`resolve_backend`'s choice).
 
     Raises
     ------

@@ -234,3 +234,19 @@ def test_missing_library(monkeypatch):
     with pytest.raises(BackendUnavailableError, match="'cupy' is not available"):
         verify("index-lookup", "gru", 3, "fixed:6:3", width=2, backend="cupy")
     assert "cupy" not in bk.available_namespaces()
+
+
+def test_backend_given_as_the_module():
+    """``backend=`` takes the namespace module itself, as Array API users pass it: the same run as its name."""
+    strict = pytest.importorskip("array_api_strict")
+    import array_api_compat.numpy as compat_numpy
+
+    assert bk.resolve_backend(np) == bk.resolve_backend(compat_numpy) == "numpy"
+    assert bk.resolve_backend(strict) == "array_api_strict"
+    by_name = simulate("index-lookup", "gru", 6, "fixed:8:4", x="101101", y="4", width=2, seed=3,
+                       backend="array_api_strict")
+    by_module = simulate("index-lookup", "gru", 6, "fixed:8:4", x="101101", y="4", width=2, seed=3, backend=strict)
+    assert by_module["backend"] == "array_api_strict"
+    _same(by_name, by_module)
+    with pytest.raises(UnknownNameError, match="'json' is not an array backend"):
+        bk.namespace(importlib.import_module("json"))
