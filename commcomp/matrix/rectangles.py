@@ -13,7 +13,9 @@ Method, for the z-cells A = (M == z):
 2. lower bounds that check without the solver: a z-fooling set S (no rectangle holds two of its
    cells: ``C^z >= |S|``, ``χ_z >= |S|``) and, for partitions, ``χ_z >= rank_Q(A)`` (A is the sum
    of the rectangles' rank-one indicator matrices);
-3. the upper bound ``min(rows, columns)`` of the reduced A (one rectangle per distinct row);
+3. the upper bound ``min(rows, columns)`` of the reduced A (one rectangle per distinct row), and the
+   row-packing heuristic's partition (:mod:`.row_packing`) where it is smaller: where it meets the
+   lower bound, no solver runs;
 4. for k from the best lower bound upward, the solver (:mod:`.solvers`) is asked for k rectangles,
    with S placed in rectangles 0..|S|-1; the first k it answers is the value.
 
@@ -48,6 +50,7 @@ from .build import as_matrix, ceil_log2, reduce_matrix
 from .drat import MAX_PROOF_LINES
 from .fooling import _exact as _exact_fooling, _greedy as _greedy_fooling
 from .partition import Rectangle, partition_number as _partition_search
+from .row_packing import row_packing_partition
 from .solvers import SOLVERS, find_rectangles, pick_solver
 from ..errors import TooLargeError
 
@@ -149,6 +152,11 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
     rank = _rank(red) if kind == "partition" else None
     lower = max(len(fooling), rank or 0)
     upper = min(r, c)
+    packed = row_packing_partition(red) if lower < upper else []  # cheap upper bound (a partition)
+    if packed and len(packed) < upper:
+        upper = len(packed)
+    else:
+        packed = []
     if lower < upper and (max(r, c) > MAX_SIDE or int(red.sum()) > MAX_CELLS):
         raise TooLargeError(f"{measure}: the {int(colour)}-cells of {m.shape[0]}x{m.shape[1]} reduce "
                             f"to {r}x{c} with {int(red.sum())} cells and the bounds {lower} <= "
@@ -166,10 +174,12 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
 
     steps = []
     refuted: tuple[int, list] = (-1, [])  # the last k found infeasible, and its DRAT proof
-    if lower >= upper:  # one rectangle per distinct row (or column) already meets the lower bound
+    if lower >= upper and packed:  # the row-packing heuristic already meets the lower bound
+        rects, ran = expand(packed), "none needed (row-packing heuristic meets the lower bound)"
+    elif lower >= upper:  # one rectangle per distinct row (or column) already meets the lower bound
         rects, ran = _trivial(red, expand), "none needed (bounds meet)"
     elif backend is None:
-        rects, ran = _fallback(m, red, colour, kind, lower, upper, expand)
+        rects, ran = _fallback(m, red, colour, kind, lower, upper, expand, packed)
     else:
         ran = SOLVERS[backend].description
         rects = None
@@ -184,8 +194,8 @@ def rectangle_number(matrix, colour: bool, *, kind: str, solver: str | None = "a
             else:
                 rects = expand(found)
                 break
-        if rects is None:
-            rects = _trivial(red, expand)
+        if rects is None:  # every k below the upper bound refuted
+            rects = expand(packed) if packed else _trivial(red, expand)
     value = len(rects)
     kept: tuple[str, ...] = ()
     if kind == "partition" and value == rank:
@@ -284,7 +294,7 @@ def _trivial(red: np.ndarray, expand):
     return expand([(tuple(np.flatnonzero(red[:, j]).tolist()), (j,)) for j in range(red.shape[1])])
 
 
-def _fallback(m, red, colour, kind, lower, upper, expand):
+def _fallback(m, red, colour, kind, lower, upper, expand, packed=()):
     if kind == "partition":
         res = _partition_search(m)  # an optimal partition of M holds an optimal one of each colour
         return tuple(x for x in res.rectangles if x.value == colour), "branch and bound (no solver)"
@@ -297,7 +307,7 @@ def _fallback(m, red, colour, kind, lower, upper, expand):
         found = _cover_search(red, rects, k)
         if found is not None:
             return expand(found), "branch and bound (no solver)"
-    return _trivial(red, expand), "branch and bound (no solver)"
+    return (expand(packed) if packed else _trivial(red, expand)), "branch and bound (no solver)"
 
 
 def _maximal_rectangles(red: np.ndarray) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
