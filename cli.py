@@ -157,6 +157,17 @@ def positive_int(text: str) -> int:
     return _int_at_least(text, 1)
 
 
+def seconds_value(text: str) -> float:
+    """argparse type of ``--time-limit``: a positive, finite number of seconds."""
+    try:
+        value = float(text) if text.isascii() and text.strip() == text else float("nan")
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def seed_value(text: str) -> int:
     """argparse type of ``--seed``: an integer in the range of :func:`commcomp.limits.check_seed`."""
     from commcomp.limits import check_seed
@@ -774,7 +785,8 @@ def cmd_witness(args):
         task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
         out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
                            progress=lambda done, total: bar.update(task, completed=done, total=total),
-                           method=args.method, max_states=args.max_states, **_model_kwargs(args))
+                           method=args.method, max_states=args.max_states, time_limit=args.time_limit,
+                           **_model_kwargs(args))
     from reductions.search.reachable.plot import describe_count
     from reductions.search.attention.render import zero_sum_rows
     from reductions.search.reachable.render import plot_if_asked, reachable_rows
@@ -788,7 +800,8 @@ def cmd_witness(args):
                         out.get("search") == "zero-sum" else f"{out['method']}: {describe_count(out['tried'])} "
                         f"inputs of Alice {'covered' if out['method'] == 'reachable-states' else 'hashed'}")
                        + f", {out['seconds']:.2f} s ({out['backend']})"],
-            ["complete", "yes (every input of Alice)" if out.get("complete") else "no"],
+            ["complete", "yes (every input of Alice)" if out.get("complete") else
+             f"no: stopped at the time limit of {out['time_limit']:g} s" if out.get("stopped_at_time_limit") else "no"],
             ["found", "yes" if out["found"] else "no"]] + reachable_rows(out) + zero_sum_rows(out)
     if out["found"]:
         def short(bits):
@@ -814,6 +827,9 @@ def add_witness(sub):
                    default="auto", help="reachable states where they apply (auto, the default), else all inputs "
                    "when at most --budget, else (an exact 1-layer Transformer) exact collisions of the attention "
                    "sums by sorting, then lattice reduction, else a seeded sample")
+    p.add_argument("--time-limit", type=seconds_value, metavar="SECONDS",
+                   help="stop every phase of the search after this many seconds and report the honest partial "
+                   "result (complete: no; what was tried). Progress shows on stderr when it is a terminal")
     _reachable_options(p)
     _common(p, seed=True)
     p.set_defaults(func=cmd_witness)

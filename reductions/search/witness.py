@@ -43,7 +43,7 @@ from ..simulate.batch import check_run_memory, encode_batch
 from ..simulate.distinct import pack_words
 from ..simulate.setup import prepare
 from .confirm import alice_messages, confirm_witness
-from .reachable.api import reachable_witness, try_reachable
+from .reachable.api import ReachableFallback, reachable_witness, try_reachable
 
 __all__ = ["find_witness", "DEFAULT_BUDGET", "confirm_witness"]
 
@@ -95,7 +95,7 @@ def _collide(seen: dict, keys: np.ndarray, xs: np.ndarray):
 
 def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layers=None, heads=None, problem=None,
                  weights="random", budget=None, seed=0, cot=False, model=None, progress=None,
-                 method="auto", max_states=None, max_bytes=None, backend=None) -> dict:
+                 method="auto", max_states=None, max_bytes=None, backend=None, time_limit=None) -> dict:
     """Find x != x' and y on which the model, split as a protocol, must fail (module docstring).
 
     Returns the ``witness`` JSON of DESIGN §4 (``found, x, x_prime, y, model_answer_x, ...,
@@ -120,28 +120,48 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         (``budget`` then counts the sums sorted per phase).
     max_states, max_bytes : int, optional
         The reachable-states budget (:func:`reductions.search.reachable.engine.explore`).
+    time_limit : float, optional
+        Seconds: past them no phase goes on (the reachable exploration stops between positions, no
+        lattice attempt or sampled chunk starts), and the result is the honest partial one:
+        ``stopped_at_time_limit: true``, ``complete: false``, ``found: false`` unless a witness was
+        already confirmed, and a note that it proves nothing.
     """
     start = time.perf_counter()
     if method not in WITNESS_METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(WITNESS_METHODS)}, got {method!r}")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < float("inf")):
+        raise InvalidParameterError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    deadline = None if time_limit is None else start + float(time_limit)
+
+    def past_deadline() -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    def reach_progress(level, levels):  # the exploration's step: stop it at the deadline
+        if past_deadline():
+            raise ReachableFallback(f"the time limit of {time_limit:g} s came at position {level} of {levels} "
+                                    "of the reachable-states exploration")
+        if progress is not None:
+            progress(level, levels)
+
     sim = prepare(task, arch, n, precision, width=width, layers=layers, heads=heads, problem=problem,
                   weights=weights, seed=seed, cot=cot, model=model, backend=backend)
     budget = check_int("budget", DEFAULT_BUDGET if budget is None else budget, 2, MAX_INSTANCES)
     check_run_memory("witness", sim.reduction, sim.n, kept=budget, kept_name="budget",
                      message_bits=sim.bits_per_message)
     out, fallback = try_reachable(reachable_witness, sim, method, max_states=max_states, max_bytes=max_bytes,
-                                  budget=budget)
+                                  budget=budget, progress=reach_progress)
     if out is not None:
         out["seconds"] = time.perf_counter() - start
-        return out
+        return _timed_out(out, time_limit, False)
     prob, n = sim.problem, sim.n
     rng = np.random.default_rng([int(seed), 3])
     enumerate_all = n <= 24 and (1 << n) <= budget and method not in ("sample", "sorting", "lattice")
-    if method in ("sorting", "lattice") or (method == "auto" and not enumerate_all and _zero_sum_applies(sim)):
-        out, why = _zero_sum(sim, method, budget if method != "auto" else None, seed, fallback)
+    if method in ("sorting", "lattice") or (method == "auto" and not enumerate_all and _zero_sum_applies(sim)
+                                            and not past_deadline()):
+        out, why = _zero_sum(sim, method, budget if method != "auto" else None, seed, fallback, deadline)
         if out is not None:
             out["seconds"] = time.perf_counter() - start
-            return out
+            return _timed_out(out, time_limit, past_deadline() and not out["found"])
         fallback = why
     if method in ("prefix-tree", "enumerate") and not enumerate_all:
         raise InvalidParameterError(f"method {method} hashes all 2^{n} inputs of Alice, more than the budget "
@@ -152,8 +172,11 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
     # two rounds: every x against every y when they fit in the budget (a complete search), else one y a chunk
     every_y = two_round and enumerate_all and y_cycle is not None and (1 << n) * len(y_cycle) <= budget
     seen: dict = {}
-    tried, found, chunk_no = 0, None, 0
+    tried, found, chunk_no, stopped = 0, None, 0, False
     for xs in _stream(n, budget, rng, enumerate_all):
+        if past_deadline():
+            stopped = True
+            break
         if two_round:  # Alice's reply depends on Bob's query: collide among replies to one y
             if every_y:
                 y_list = list(y_cycle)
@@ -197,8 +220,8 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
            "lower_bound_bits": sim.lower_bound_bits, "theorem": sim.theorem,
            "method": ("prefix-tree" if runner == "prefix-tree" else "enumerate") if enumerate_all else "sample",
            "search": "enumerate" if enumerate_all else "birthday", "budget": budget, "tried": tried,
-           "found": found is not None, "complete": bool(every_y or enumerate_all and not two_round and (
-               y_cycle is not None or rows_pairwise_distinct(prob))), "fallback": fallback}
+           "found": found is not None, "complete": bool(not stopped and (every_y or enumerate_all and not two_round and (
+               y_cycle is not None or rows_pairwise_distinct(prob)))), "fallback": fallback}
     if found is None:
         what = "all" if enumerate_all else "random"
         what = f"(x, y) pairs (every input of Alice's against each of Bob's {len(y_cycle)})" if every_y else (
@@ -209,11 +232,22 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
                     "note": f"no witness among {tried} {what}" + (
                         ": proved: every input sends a distinct message or no y separates a colliding pair, "
                         "so no collision witness exists" if out["complete"] else
+                        f", stopped at the time limit of {time_limit:g} s; this proves nothing" if stopped else
                         "; this proves nothing (the model may still be wrong somewhere, and a bigger budget "
                         "may find one)")})
     else:
         out.update(confirm_witness(sim, *found))
     out["seconds"] = time.perf_counter() - start
+    return _timed_out(out, time_limit, stopped)
+
+
+def _timed_out(out: dict, time_limit, stopped: bool) -> dict:
+    """``out`` with the time limit it ran under and whether the limit stopped it (then never complete)."""
+    if time_limit is not None:
+        out["time_limit"] = float(time_limit)
+        out["stopped_at_time_limit"] = bool(stopped)
+        if stopped:
+            out["complete"] = False
     return out
 
 
@@ -223,14 +257,15 @@ def _zero_sum_applies(sim) -> bool:
     return applies(sim) and not sim.cot
 
 
-def _zero_sum(sim, method: str, budget, seed: int, fallback):
+def _zero_sum(sim, method: str, budget, seed: int, fallback, deadline=None):
     """The attention engine's witness JSON, or ``(None, why)`` when ``auto`` should go on sampling."""
     from .attention import collision_of
 
     if not _zero_sum_applies(sim):
         raise InvalidParameterError(f"method {method} runs on the exact 1-layer Transformer split (a precision "
                                     f"set), not on this {sim.split.kind} split")
-    res = collision_of(sim, method="auto" if method == "auto" else method, budget=budget, seed=seed)
+    res = collision_of(sim, method="auto" if method == "auto" else method, budget=budget, seed=seed,
+                       deadline=deadline)
     if method == "auto" and not res.found and not res.complete:
         return None, f"zero-sum search of the attention sums: {res.note}"
     out = {"task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,

@@ -90,3 +90,23 @@ def test_reachable_budget_falls_back_and_says_so():
     w = find_witness("index-lookup", "lstm", 4, "float32", width=8)
     assert w["method"] == "reachable-states" and w["complete"] and not w["found"]
     assert w["note"].startswith("proved: every input sends a distinct message")
+
+
+def test_time_limit_ends_every_phase_with_an_honest_partial_result():
+    """A deadline already past: the reachable exploration stops at its first position, no sampled chunk
+    runs, and the result says so (never complete); a limit far away changes nothing but the fields."""
+    from commcomp.errors import InvalidParameterError
+
+    kw = dict(width=2, seed=1)
+    full = find_witness("index-lookup", "elman", 10, "fixed:4:2", **kw)
+    assert full["complete"]  # the reachable states cover every input at n = 10
+    cut = find_witness("index-lookup", "elman", 10, "fixed:4:2", time_limit=1e-9, **kw)
+    assert cut["stopped_at_time_limit"] and not cut["complete"] and cut["tried"] == 0 and not cut["found"]
+    assert "time limit" in cut["fallback"] and "proves nothing" in cut["note"]
+    roomy = find_witness("index-lookup", "elman", 10, "fixed:4:2", time_limit=1e6, **kw)
+    assert roomy.pop("time_limit") == 1e6 and roomy.pop("stopped_at_time_limit") is False
+    skip = {"seconds", "seconds_explore"}
+    assert {k: v for k, v in roomy.items() if k not in skip} == {k: v for k, v in full.items() if k not in skip}
+    for bad in (0, -1.0, float("inf"), "3"):
+        with pytest.raises(InvalidParameterError, match="time_limit"):
+            find_witness("index-lookup", "elman", 10, "fixed:4:2", time_limit=bad, **kw)

@@ -160,7 +160,7 @@ def find_attention_collision(model, reduction, n: int, precision, *, method: str
     return collision_of(sim, method=method, budget=budget, seed=seed)
 
 
-def _solve(D, method: str, budget: int, seed: int, include=()) -> list:
+def _solve(D, method: str, budget: int, seed: int, include=(), deadline=None) -> list:
     """The solvers ``method`` asks for, in turn (the lattice only while nothing is found or proved)."""
     searches = []
     if method in ("auto", "sorting"):
@@ -168,7 +168,7 @@ def _solve(D, method: str, budget: int, seed: int, include=()) -> list:
         searches.append(sorting_search(D, budget=budget, max_size=size))
     if method == "lattice" or (method == "auto" and not searches[-1].found and not searches[-1].proved_none
                                and lattice_available()):
-        searches.append(lattice_search(D, seed=seed, include=include))
+        searches.append(lattice_search(D, seed=seed, include=include, deadline=deadline))
     return searches
 
 
@@ -194,14 +194,15 @@ def _instance_info(inst, sim) -> dict:
             "unread_bits": [int(i) for i in inst.unread], "rounds": int(sim.split.rounds)}
 
 
-def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0) -> AttentionCollision:
+def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0, deadline=None) -> AttentionCollision:
     """:func:`find_attention_collision` for a prepared simulation.
 
     One round: one instance (every read position's sums). Two rounds: the sums of every query Bob
     may send stacked (a solution collides whatever y is) when there are at most
     ``MAX_STACKED_QUERIES``; else, or when that finds nothing, per query: for up to ``MAX_YS`` of
     Bob's inputs y (seeded), the instance of y's queries alone, whose solutions must be separated by
-    that same y.
+    that same y. ``deadline`` (a ``time.perf_counter()`` value): no lattice attempt and no further
+    query starts after it.
     """
     start = time.perf_counter()
     if method not in METHODS:
@@ -219,19 +220,22 @@ def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0) -> At
     if sim.split.rounds == 1 or len(queries) <= MAX_STACKED_QUERIES:
         inst = transformer_instance(sim)
         info = _instance_info(inst, sim)
-        searches = _solve(inst.differences, method, budget, seed)
+        searches = _solve(inst.differences, method, budget, seed, deadline=deadline)
         exhaustive = bool(searches[0].tried.get("exhaustive"))
         hit, by, candidates, rejected = _first_witness(sim, searches, rng)
         proved = exhaustive and searches[0].proved_none and sim.split.rounds == 1
     if hit is None and not proved and sim.split.rounds == 2:  # per query: y's own sums
         info["per_query"] = []
         for y in sim.problem.sample(sim.n, MAX_YS, np.random.default_rng([int(seed), 43]))[1]:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
             inst = transformer_instance(sim, queries_of_y(sim, y))
             include = [int(y)] if np.ndim(y) == 0 and 0 <= int(y) < sim.n else []  # INDEX: bit y must move
-            found = _solve(inst.differences, method, budget, seed, include)
+            found = _solve(inst.differences, method, budget, seed, include, deadline)
             hit, by, c, r = _first_witness(sim, found, rng, y)
             if hit is None and method == "auto" and lattice_available() and found[-1].method != "lattice":
-                found.append(lattice_search(inst.differences, seed=seed, include=include))  # y-separable ones
+                found.append(lattice_search(inst.differences, seed=seed, include=include,
+                                            deadline=deadline))  # y-separable ones
                 hit, by, c2, r2 = _first_witness(sim, found[-1:], rng, y)
                 c, r = c + c2, r + r2
             info["per_query"].append({"y": np.asarray(y).tolist(), "coordinates": inst.d,

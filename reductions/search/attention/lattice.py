@@ -106,7 +106,7 @@ def _ternary(basis) -> list:
 
 
 def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vectors: int = 64,
-                   include=()) -> ZeroSumSearch:
+                   include=(), deadline: float | None = None) -> ZeroSumSearch:
     """Ternary ``δ != 0`` with ``δ D = 0`` from reduced kernel lattices (module docstring).
 
     Parameters
@@ -121,6 +121,8 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
         run in turn until one finds a solution.
     include : sequence of int
         Rows every attempt takes (a row the caller needs in the solution's support).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: no attempt starts after it (the note says so).
 
     Raises
     ------
@@ -139,7 +141,11 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
     want = rows_needed(max(d, 1), bits) if rows is None else int(rows)
     rng = np.random.default_rng([int(seed), 37])
     tried, found, basis_of = [], [], None
+    stopped = False
     for factor, block in attempts:
+        if tried and deadline is not None and time.perf_counter() > deadline:
+            stopped = True
+            break
         k = min(k_all, math.ceil(want * factor))
         if any(t["rows"] == k and t["block_size"] == (block or "LLL") for t in tried):
             continue  # all rows were taken already at this block size
@@ -180,5 +186,5 @@ def lattice_search(D, *, seed: int = 0, rows=None, attempts=ATTEMPTS, max_vector
             if vectors else "no ternary vector in the reduced kernel lattices tried (" + "; ".join(
                 f"k = {t['rows']}, d = {d}, {bits} bits, "
                 f"{'LLL' if t['block_size'] == 'LLL' else 'BKZ-%d' % t['block_size']}" for t in tried)
-            + "); this proves nothing")
+            + (", then the time limit" if stopped else "") + "); this proves nothing")
     return ZeroSumSearch("lattice", vectors, False, {"attempts": tried}, note, time.perf_counter() - start)

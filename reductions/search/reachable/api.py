@@ -101,12 +101,14 @@ def _witness(sim, reach, seed: int) -> dict:
     return out
 
 
-def reachable_witness(sim, *, max_states=None, max_bytes=None, budget=None) -> dict:
+def reachable_witness(sim, *, max_states=None, max_bytes=None, budget=None, progress=None) -> dict:
     """The ``witness`` JSON from the reachable states (raises :class:`ReachableFallback`): of the
-    one-way recurrent split, or of the one-round 1-layer Transformer split's exact partial sums."""
+    one-way recurrent split, or of the one-round 1-layer Transformer split's exact partial sums.
+    ``progress(level, levels)`` is called as the recurrent exploration goes (it may raise
+    :class:`ReachableFallback` to stop it, as a time limit does)."""
     if sim.split.partial_sums_message and sim.split.rounds == 1 and sim.split.exact:
         return _transformer_witness(sim, max_states, budget)
-    reach = explore_sim(sim, max_states, max_bytes)
+    reach = explore_sim(sim, max_states, max_bytes, progress)
     out = _header(sim)
     out.update(_witness(sim, reach, sim.seed))
     out.update(_levels(reach))
