@@ -59,6 +59,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # noqa: D401 - argparse API
         raise CLIError(f"{self.prog}: {message}")
 
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D401 - argparse API
+        """``--help`` of a command that takes a task, with a task named: its encoding as the epilog."""
+        if getattr(self, "takes_task", False) and args and ("-h" in args or "--help" in args):
+            from reductions.tasks.encoding import encoding_help
+
+            text = next((t for t in (encoding_help(a) for a in args if not a.startswith("-")) if t), "")
+            if text:
+                self.epilog = "task encoding (commcomp list tasks --wide lists every task's):\n" + text
+                self.formatter_class = argparse.RawDescriptionHelpFormatter
+        return super().parse_known_args(args, namespace)
+
 
 # --------------------------------------------------------------------------------------------
 # output helpers
@@ -211,6 +222,7 @@ def _list_rows(what: str):
         return rows, ["id", "paper", "task", "arch_class", "kind", "quantity", "formula", "tag"]
     if what == "tasks":
         from reductions.registry import DEFAULT_PROBLEM, EXTRA_TASKS, TASKS, get_task, list_reductions
+        from reductions.tasks.encoding import task_encoding
 
         by_task = {}
         for r in list_reductions():
@@ -219,10 +231,12 @@ def _list_rows(what: str):
                  "problems": [f"{r.problem}{' (default)' if r.problem == DEFAULT_PROBLEM.get(t.name) else ''}"
                               for r in by_task.get(t.name, [])],
                  "split": sorted({r.split for r in by_task.get(t.name, [])}),
-                 "source": sorted({f"{r.source} {r.section}" for r in by_task.get(t.name, [])})}
+                 "source": sorted({f"{r.source} {r.section}" for r in by_task.get(t.name, [])}),
+                 "encoding": task_encoding(t).to_json()}
                 for t in (TASKS[k] for k in sorted(TASKS))]
         rows += [{"name": t.name, "aliases": list(t.aliases), "answer": t.answer_kind, "problems": [],
-                  "split": ["none"], "source": ["constructions only: no two-party reduction"]}
+                  "split": ["none"], "source": ["constructions only: no two-party reduction"],
+                  "encoding": task_encoding(t).to_json()}
                  for t in (get_task(k) for k in sorted(EXTRA_TASKS))]
         return rows, ["name", "aliases", "answer", "problems", "split", "source"]
     if what == "archs":
@@ -594,7 +608,8 @@ _OWNER_STYLE = {"alice": "bold magenta", "bob": "bold cyan", "public": "dim"}
 
 
 def _model_options(p, width_required=False):
-    p.add_argument("task", help="task registry name (commcomp list tasks)")
+    p.takes_task = True  # ``--help`` with a task named shows its encoding (_Parser.parse_known_args)
+    p.add_argument("task", help="task registry name (commcomp list tasks; with --help: its encoding)")
     p.add_argument("--arch", required=True, help="architecture (commcomp list archs)")
     p.add_argument("--n", type=positive_int, required=True, help="problem size n")
     p.add_argument("--precision", required=True, help="number format: float32, bfloat16, fixed:P:F, or P bits")

@@ -17,10 +17,12 @@ Examples
 
 from __future__ import annotations
 
+import textwrap
+
 from commcomp.bounds.table import ARCH_SHORT, TASK_SHORT
 from commcomp.tables import text_table
 
-__all__ = ["SHORT_VIEWS", "WIDE_COLUMNS", "short_rows", "wide_rows", "list_text"]
+__all__ = ["SHORT_VIEWS", "WIDE_COLUMNS", "short_rows", "wide_rows", "list_text", "encoding_lines"]
 
 #: Short names of the catalogue's architecture classes.
 CLASS_SHORT = {"recurrent": "rnn", "transformer-1layer": "tf1", "transformer-2layer": "tf2",
@@ -113,4 +115,36 @@ def list_text(what: str, rows: list[dict], *, wide: bool = False) -> str:
         short = [f"{v} {k}" for k, v in TASK_SHORT.items() if v.lower() != k and any(r.get("task") == k for r in rows)]
         caption = ("Tasks: " + ", ".join(short) + ". " if short else "") + f"{_LEFT_OUT[what]}: --wide or " \
             "--format json" + ("; values at given N: commcomp bounds." if what == "theorems" else ".")
-    return text_table(f"commcomp {what}", columns, cells, caption, one_line=not wide)
+    table = text_table(f"commcomp {what}", columns, cells, caption, one_line=not wide)
+    if wide and what == "tasks" and any("encoding" in r for r in rows):
+        blocks = ["\n".join(encoding_lines(r["name"], r["encoding"])) for r in rows if "encoding" in r]
+        table = table.rstrip("\n") + "\n\nEncodings (which token means what, where the answer is read):\n\n" + \
+            "\n\n".join(blocks) + "\n"
+    return table
+
+
+def encoding_lines(task: str, encoding: dict, width: int = 78) -> list[str]:
+    """A task's ``encoding`` JSON (``list tasks --format json``) as wrapped text lines: the words of its
+    docstring, then the ids, length and answer positions at a small n, and one worked instance.
+
+    Examples
+    --------
+    >>> enc = {"n": 2, "length": 3, "vocabulary": ["0", "1", "p0", "p1"], "output_positions": [2],
+    ...        "example": "1 0 p0", "example_answer": "[1]", "text": "Index Lookup."}
+    >>> encoding_lines("index-lookup", enc)[2]
+    '  At n = 2: N = 3 tokens; ids 0=0, 1=1, 2=p0, 3=p1; answer read at position 2.'
+    """
+    ids = ", ".join(f"{i}={name}" for i, name in enumerate(encoding["vocabulary"]))
+    positions = encoding["output_positions"]
+    out = [f"{task}:"]
+    for para in encoding["text"].split("\n\n"):
+        if para.startswith("    ") or "::" in para:  # a worked table: its lines as they are
+            out += ["  " + line for line in para.splitlines()]
+        else:
+            out += textwrap.wrap(" ".join(para.split()), width, initial_indent="  ", subsequent_indent="  ")
+    out += textwrap.wrap(f"At n = {encoding['n']}: N = {encoding['length']} tokens; ids {ids}; answer read at "
+                         f"position{'s' if len(positions) > 1 else ''} {', '.join(map(str, positions))}.", width,
+                         initial_indent="  ", subsequent_indent="  ")
+    out += textwrap.wrap(f"Example: {encoding['example']}  ->  {encoding['example_answer']}", width,
+                         initial_indent="  ", subsequent_indent="    ")
+    return out

@@ -282,6 +282,7 @@ class _UserTask(Task):
     outputs_of: Callable[[int], Sequence[int]] | None = None
     sampler: Callable | None = None
     user_aliases: tuple[str, ...] = ()
+    description: str = ""  # the encoding in words (``commcomp list tasks --wide``, a command's --help)
 
     @property
     def name(self):  # noqa: D401  (instance-level name for user tasks)
@@ -319,7 +320,7 @@ class _UserTask(Task):
 
 def make_task(name: str, *, vocabulary, length: Callable[[int], int], ground_truth: Callable,
               output_positions: Callable[[int], Sequence[int]] | None = None,
-              sample: Callable | None = None, aliases: Sequence[str] = ()) -> Task:
+              sample: Callable | None = None, aliases: Sequence[str] = (), description: str = "") -> Task:
     """A token-only task from plain functions.
 
     Parameters
@@ -334,9 +335,13 @@ def make_task(name: str, *, vocabulary, length: Callable[[int], int], ground_tru
         Default: the last position.
     sample : callable ``(n, batch, rng) -> tokens``, optional
         Enables ``task.sample`` (answers filled in by ``ground_truth``).
+    aliases : sequence of str, optional
+    description : str, optional
+        The token encoding in words (which token means what, where the answer is read), shown by
+        ``commcomp list tasks --wide`` and a command's ``--help`` with the task named.
     """
     vocab = vocabulary if callable(vocabulary) else (lambda n, v=tuple(vocabulary): v)
-    return _UserTask(name, vocab, length, ground_truth, output_positions, sample, tuple(aliases))
+    return _UserTask(name, vocab, length, ground_truth, output_positions, sample, tuple(aliases), str(description))
 
 
 @dataclass(frozen=True)

@@ -56,4 +56,7 @@ def index_first_task(alphabet: int = 2):
         return np.concatenate([(A + query)[:, None], symbols], axis=1)  # (B, n + 1)
 
     return make_task("index-first-lookup", vocabulary=vocabulary, length=lambda n: n + 1,
-                     ground_truth=ground_truth, sample=sample, aliases=("il-first",))
+                     ground_truth=ground_truth, sample=sample, aliases=("il-first",),
+                     description=f"Index Lookup with the index first: position 0 holds the query token p (id "
+                                 f"{A} + p, named p<p>), positions 1 .. n the symbols s_0 .. s_(n-1) (ids 0 .. "
+                                 f"{A - 1}); N = n + 1 and the answer s_p is read at the last position.")
