@@ -10,14 +10,10 @@ half-written output. Every subcommand takes ``--format`` and ``--out``; JSON goe
 from __future__ import annotations
 
 import argparse
-import io
-import json
-import math
 import os
 import sys
 from typing import Callable
 
-import numpy as np
 
 _PACKAGES = ("commcomp", "models", "reductions")
 
@@ -45,6 +41,7 @@ _unshadow_packages()
 
 from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
 from commcomp.jsonable import jsonable  # noqa: E402
+from commcomp.tables import command_text, console_width, render_rich, rich_table  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 
@@ -94,52 +91,9 @@ def check_destinations(args) -> None:
         require_module("distributed", "--scheduler needs the Dask extra: pip install 'commcomp[dask]'")
 
 
-def _terminal_columns() -> int:
-    from commcomp.tables import console_width
-
-    return console_width(160)
-
-
-def render_rich(renderables) -> str:
-    """Render rich objects to a string (colour only when printing to a terminal)."""
-    from rich.console import Console
-
-    buffer = io.StringIO()
-    items = renderables if isinstance(renderables, (list, tuple)) else [renderables]
-    probe = Console(file=io.StringIO(), width=10_000)  # never narrower than the longest word of a column
-    need = max([probe.measure(r).minimum for r in items] + [1])
-    console = Console(file=buffer, width=max(need, _terminal_columns()),
-                      force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
-    for r in items:
-        console.print(r, crop=False)  # a line rich cannot fit shows whole, never cut at the edge
-    return buffer.getvalue()
-
-
-def rich_table(title: str, columns: list[str], rows: list[list], caption: str | None = None):
-    from rich.markup import escape
-    from rich.table import Table
-
-    from commcomp.tables import fit_widths, longest_lines, longest_words
-
-    table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False,
-                  min_width=max(longest_words([title, caption or ""], [])))  # title words are never split
-    text = [[str(v) if hasattr(v, "__rich__") or hasattr(v, "__rich_console__") else v for v in r] for r in rows]
-    widths = fit_widths(longest_words(columns, text), longest_lines(columns, text),
-                        _terminal_columns() - 3 * len(columns) - 1)  # borders and padding: 3 a column, 1 edge
-    for c, width in zip(columns, widths):  # wrap at spaces, never inside a word
-        table.add_column(escape(c), overflow="fold", width=width)
-    for r in rows:
-        table.add_row(*[v if hasattr(v, "__rich__") or hasattr(v, "__rich_console__")
-                        else escape("" if v is None else str(v)) for v in r])
-    return table
-
-
 def emit(args, payload, table: Callable[[], object]) -> None:
     """Write ``payload`` as JSON or the rich renderables from ``table()`` as text."""
-    if args.format == "json":
-        write_output(json.dumps(jsonable(payload), indent=2), args.out)
-    else:
-        write_output(render_rich(table()), args.out)
+    write_output(command_text(args.format, payload, table), args.out)
 
 
 def progress(total: int, description: str):
@@ -322,7 +276,7 @@ def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None,
         caption = f"{caption + '; ' if caption else ''}first {limit} of {len(records)} rows (sweep show DB for all)"
     cells = [[cell_text(r.get(c), 60) for c in shown] for r in body]
     if not columns and not wide:  # the columns that fit the terminal; the others named in the caption
-        fitted = fit_columns(shown, cells, _terminal_columns())
+        fitted = fit_columns(shown, cells, console_width(160))
         if fitted != shown:
             caption = (f"{caption + '; ' if caption else ''}not shown: {', '.join(c for c in shown if c not in fitted)}"
                        " (sweep show DB --wide, --columns or --format csv)")

@@ -17,7 +17,8 @@ import os
 import sys
 import textwrap
 
-__all__ = ["text_table", "console_width", "longest_words", "longest_lines", "fit_widths"]
+__all__ = ["text_table", "console_width", "longest_words", "longest_lines", "fit_widths", "render_rich", "rich_table",
+           "command_text"]
 
 
 def console_width(default: int = 80) -> int:
@@ -125,3 +126,67 @@ def fit_widths(minimums, maximums, total: int) -> list[int]:
         widest = max(slack, key=lambda j: widths[j])
         widths[widest] -= 1
     return widths
+
+
+def render_rich(renderables) -> str:
+    """Rich renderables (one or a list) as text at the terminal's width, never narrower than the
+    longest word of a column; colour only when standard output is a terminal.
+
+    >>> render_rich("plain words")
+    'plain words\\n'
+    """
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    items = renderables if isinstance(renderables, (list, tuple)) else [renderables]
+    probe = Console(file=io.StringIO(), width=10_000)  # never narrower than the longest word of a column
+    need = max([probe.measure(r).minimum for r in items] + [1])
+    console = Console(file=buffer, width=max(need, console_width(160)),
+                      force_terminal=sys.stdout.isatty(), color_system="auto" if sys.stdout.isatty() else None)
+    for r in items:
+        console.print(r, crop=False)  # a line rich cannot fit shows whole, never cut at the edge
+    return buffer.getvalue()
+
+
+def rich_table(title: str, columns: list[str], rows: list[list], caption: str | None = None):
+    """A rich table whose columns wrap at spaces (never inside a word) to fit the terminal.
+
+    Cells that are rich renderables (``Text``) are kept as they are; anything else is shown as its
+    ``str`` (``None`` as an empty cell), markup escaped.
+
+    >>> print(render_rich(rich_table("t", ["check", "value"], [["bits", 3]])).splitlines()[4])
+    │ bits  │ 3     │
+    """
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=escape(title), caption=escape(caption) if caption else None, show_lines=False,
+                  min_width=max(longest_words([title, caption or ""], [])))  # title words are never split
+    text = [[str(v) if _is_renderable(v) else v for v in r] for r in rows]
+    widths = fit_widths(longest_words(columns, text), longest_lines(columns, text),
+                        console_width(160) - 3 * len(columns) - 1)  # borders and padding: 3 a column, 1 edge
+    for c, width in zip(columns, widths):  # wrap at spaces, never inside a word
+        table.add_column(escape(c), overflow="fold", width=width)
+    for r in rows:
+        table.add_row(*[v if _is_renderable(v) else escape("" if v is None else str(v)) for v in r])
+    return table
+
+
+def _is_renderable(value) -> bool:
+    return hasattr(value, "__rich__") or hasattr(value, "__rich_console__")
+
+
+def command_text(fmt: str, payload, view) -> str:
+    """A command's output: ``payload`` as JSON (through :func:`commcomp.jsonable.jsonable`) when
+    ``fmt`` is ``"json"``, else the rich renderables that ``view()`` returns, as text.
+
+    >>> command_text("json", {"bits": 3}, None)
+    '{\\n  "bits": 3\\n}'
+    """
+    if fmt == "json":
+        import json
+
+        from commcomp.jsonable import jsonable
+
+        return json.dumps(jsonable(payload), indent=2)
+    return render_rich(view())
