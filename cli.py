@@ -558,9 +558,6 @@ def add_bounds(sub):
 # --------------------------------------------------------------------------------------------
 # simulate, verify, witness (reductions.simulate, reductions.search.witness)
 # --------------------------------------------------------------------------------------------
-_OWNER_STYLE = {"alice": "bold magenta", "bob": "bold cyan", "public": "dim"}
-
-
 def _model_options(p, width_required=False):
     p.takes_task = True  # ``--help`` with a task named shows its encoding (_Parser.parse_known_args)
     p.add_argument("task", help="task registry name (commcomp list tasks; with --help: its encoding)")
@@ -590,88 +587,13 @@ def _model_kwargs(args) -> dict:
                 weights=args.weights, seed=args.seed, cot=args.cot, backend=args.backend)
 
 
-def _numbers_text(numbers, limit: int = 8) -> str:
-    parts = []
-    for item in numbers:
-        values = item["values"]
-        shown = ", ".join(f"{v:.6g}" for v in values[:limit]) + (", ..." if len(values) > limit else "")
-        parts.append(f"{item['name']} = [{shown}]")
-    return "\n".join(parts)
-
-
-def _sequence_view(out):
-    from rich.text import Text
-
-    owner_of = {p: who for who, ps in out["owners"].items() for p in ps}
-    split_at = out.get("split_at")
-    tokens, marks = Text(), Text()
-    for pos, tok in enumerate(out["tokens"]):
-        if pos == split_at and split_at:
-            tokens.append("| ", style="bold")
-            marks.append("| ", style="bold")
-        who = owner_of.get(pos, "public")
-        width = max(len(tok), 1)
-        tokens.append(tok.ljust(width), style=_OWNER_STYLE[who])
-        marks.append({"alice": "A", "bob": "B", "public": "."}[who].ljust(width), style=_OWNER_STYLE[who])
-        tokens.append(" ")
-        marks.append(" ")
-    legend = Text("owners: ")
-    for who in ("alice", "bob", "public"):
-        legend.append(f"{who} ({'A' if who == 'alice' else 'B' if who == 'bob' else '.'}: "
-                      f"{len(out['owners'][who])} position{'' if len(out['owners'][who]) == 1 else 's'})",
-                      style=_OWNER_STYLE[who])
-        legend.append("  ")
-    return tokens, marks, legend
-
-
-def _simulate_view(out):
-    from rich.text import Text
-
-    head = Text(f"{out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
-                f"{out['width']}, heads {out['heads']}, {out['weights']} weights, seed {out['seed']}) at "
-                f"{out['precision']['name']} ({out['precision']['bits']} bits), n = {out['n']}", style="bold")
-    inputs = Text(f"x = {out['x']}   (Alice)\ny = {out['y']}   (Bob)")
-    tokens, marks, legend = _sequence_view(out)
-    msg_rows = [[str(i + 1), f"{r['sender']} -> {r['receiver']}", r.get("label", ""), str(r["bits"]),
-                 r["hex"] if len(r["hex"]) <= 32 else r["hex"][:16] + "...", _numbers_text(r["numbers"])]
-                for i, r in enumerate(out["rounds"])]
-    cut = any(len(r["hex"]) > 32 for r in out["rounds"])
-    messages = rich_table(f"messages ({out['split']})", ["#", "from -> to", "what", "bits", "hex",
-                                                        "decoded numbers"], msg_rows,
-                          caption="hex: first 16 digits; every bit in --format json" if cut else None)
-    from reductions.simulate.registry import bob_step_text
-
-    bob = Text(bob_step_text(out))
-    proto = out["protocol_output"]
-    reads = []
-    for pos, logits, ans in zip(out["read_positions"], proto["logits"], proto["task_answers"]):
-        shown = ", ".join(f"{v:.6g}" for v in logits[:8]) + (", ..." if len(logits) > 8 else "")
-        reads.append(f"  output at position {pos}: logits [{shown}] -> task answer {ans}")
-    if "generated_text" in proto:
-        reads.append(f"  chain of thought: {proto['generated_text']}"
-                     + (f"  (valid tour: {out['cot_valid']})" if "cot_valid" in out else ""))
-    faithful = ("yes, bit for bit" if out["faithful"] else "NO") if out["exact"] else \
-        f"not exact (float sums): largest difference {out['max_abs_difference']:.3g}"
-    checks = rich_table("checks", ["check", "value"], [
-        ["bits sent", f"{out['bits_sent']} (lower bound {out['lower_bound_bits']} bits, {out['theorem']})"],
-        ["faithful (Bob's output = unsplit model's)", faithful],
-        ["Bob's answer / unsplit model's answer", f"{int(out['answer'])} / {int(out['model_answer'])}"],
-        ["truth f(x, y)", str(int(out["truth"]))],
-        ["correct", "yes" if out["correct"] else "no"],
-    ])
-    return [head, inputs, Text("task sequence:"), tokens, marks, legend, messages, bob, Text("\n".join(reads)),
-            checks]
-
-
 def cmd_simulate(args):
     from reductions.simulate import simulate
+    from reductions.simulate.view import simulate_view
 
     out = simulate(args.task, args.arch, args.n, args.precision, x=args.x, y=args.y,
                    trajectory=args.trajectory, **_model_kwargs(args))
-    from reductions.search.reachable.render import trajectory_table
-
-    traj = trajectory_table(out)
-    emit(args, out, lambda: _simulate_view(out) + ([rich_table(*traj)] if traj else []))
+    emit(args, out, lambda: simulate_view(out))
 
 
 def add_simulate(sub):
@@ -684,15 +606,10 @@ def add_simulate(sub):
     p.set_defaults(func=cmd_simulate)
 
 
-def _fraction(value, count, total):
-    from commcomp.counts import fraction_text
-    from reductions.search.reachable.plot import describe_count
-
-    return "-" if value is None else fraction_text(count, total, describe_count)  # counts, never 1.0000 (issue 25)
-
-
 def cmd_verify(args):
+    from reductions.search.reachable.render import plot_if_asked
     from reductions.simulate import verify
+    from reductions.simulate.view import verify_view
 
     with progress(0, "verify") as bar:
         task = bar.add_task(f"verify {args.task} / {args.arch}", total=None)
@@ -700,28 +617,8 @@ def cmd_verify(args):
                      exhaustive=args.exhaustive, method=args.method, max_states=args.max_states,
                      progress=lambda done, total: bar.update(task, completed=done, total=total),
                      **_model_kwargs(args))
-    from reductions.search.reachable.plot import describe_count
-    from reductions.search.attention.render import zero_sum_rows
-    from reductions.search.reachable.render import correct_text, plot_if_asked, reachable_rows, wrong_rows
-
-    plot_if_asked(args, out)
-    k = out["instances"]
-    faithful = _fraction(out["faithful"], out["faithful_count"], k) if out["exact"] else \
-        f"not exact: largest difference {out['max_abs_difference']:.3g}"
-    rows = [["instances", f"{describe_count(k)} ({'all' if out['exhaustive'] else 'random'}; "
-                          f"{out['method']})"],
-            ["faithful", faithful], ["correct", correct_text(out)], *wrong_rows(out),
-            ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
-                                 f"{'s' if out['protocol_rounds'] > 1 else ''})"],
-            ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
-            ["distinct messages", str(out["distinct_messages"])],
-            ["saturations", str(out["saturations"])],
-            ["backend", out["backend"]],
-            ["seconds", f"{out['seconds']:.2f} (protocol {out['seconds_protocol']:.2f}, unsplit model "
-                        f"{out['seconds_reference']:.2f})"]] + reachable_rows(out)
-    title = (f"verify {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
-             f"{out['width']}) at {out['precision']}, n = {out['n']}")
-    emit(args, out, lambda: rich_table(title, ["check", "value"], rows))
+    plot_if_asked(args.plot, out)
+    emit(args, out, lambda: verify_view(out))
 
 
 def add_verify(sub):
@@ -745,7 +642,9 @@ def _reachable_options(p):
 
 
 def cmd_witness(args):
+    from reductions.search.reachable.render import plot_if_asked
     from reductions.search.witness import find_witness
+    from reductions.search.witness_view import witness_view
 
     if args.width is None and args.weights == "random":
         raise CLIError("commcomp witness: --width is required with random weights (a model file or a "
@@ -756,34 +655,8 @@ def cmd_witness(args):
                            progress=lambda done, total: bar.update(task, completed=done, total=total),
                            method=args.method, max_states=args.max_states, time_limit=args.time_limit,
                            **_model_kwargs(args))
-    from reductions.search.reachable.plot import describe_count
-    from reductions.search.attention.render import zero_sum_rows
-    from reductions.search.reachable.render import plot_if_asked, reachable_rows
-
-    plot_if_asked(args, out)
-    title = (f"witness {out['problem']} -> {out['task']}: {out['arch']} (layers {out['layers']}, width "
-             f"{out['width']}) at {out['precision']}, n = {out['n']}")
-    rows = [["message", f"{out['bits_per_message']} bits; lower bound {out['lower_bound_bits']} bits "
-                        f"({out['theorem']})"],
-            ["search", (f"{out['method']}: exact collisions of the attention sums (rows below)" if
-                        out.get("search") == "zero-sum" else f"{out['method']}: {describe_count(out['tried'])} "
-                        f"inputs of Alice {'covered' if out['method'] == 'reachable-states' else 'hashed'}")
-                       + f", {out['seconds']:.2f} s ({out['backend']})"],
-            ["complete", "yes (every input of Alice)" if out.get("complete") else
-             f"no: stopped at the time limit of {out['time_limit']:g} s" if out.get("stopped_at_time_limit") else "no"],
-            ["found", "yes" if out["found"] else "no"]] + reachable_rows(out) + zero_sum_rows(out)
-    if out["found"]:
-        def short(bits):
-            return bits if len(bits) <= 40 else f"{bits[:32]}... ({len(bits)} bits; all in --format json)"
-
-        rows += [["x", short(out["x"])], ["x'", short(out["x_prime"])], ["y", short(str(out["y"]))],
-                 ["shared message (hex)", out["message"] if len(out["message"]) <= 40 else
-                  f"{out['message'][:32]}... (all in --format json)"],
-                 ["model on (x, y) / truth", f"{int(out['model_answer_x'])} / {int(out['truth_x'])}"],
-                 ["model on (x', y) / truth", f"{int(out['model_answer_x_prime'])} / {int(out['truth_x_prime'])}"],
-                 ["unsplit outputs identical", "yes" if out["outputs_identical"] else "NO"],
-                 ["wrong on", "x" if out["wrong_on"] == "x" else "x'"]]
-    emit(args, out, lambda: rich_table(title, ["", ""], rows, caption=out["note"]))
+    plot_if_asked(args.plot, out)
+    emit(args, out, lambda: witness_view(out))
 
 
 def add_witness(sub):

@@ -63,10 +63,10 @@ def reachable_rows(out: dict) -> list:
     return rows
 
 
-def plot_if_asked(args, out: dict) -> None:
-    """Write the information curve to ``args.plot`` when given."""
-    if getattr(args, "plot", None):
-        save_information_curve(out, args.plot)
+def plot_if_asked(path: str | None, out: dict) -> None:
+    """Write the information curve to ``path`` when one is given (``--plot``)."""
+    if path:
+        save_information_curve(out, path)
 
 
 def trajectory_table(out: dict, limit: int = 12):
