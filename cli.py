@@ -159,71 +159,11 @@ def _common(p, formats=("table", "json"), seed=False):
 # --------------------------------------------------------------------------------------------
 # list
 # --------------------------------------------------------------------------------------------
-def _list_rows(what: str):
-    if what == "problems":
-        from commcomp.problems import list_problems
-
-        rows = [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
-                 "one_way_bits": str(p.fact("deterministic_one_way").expression),
-                 "deterministic_bits": str(p.fact("deterministic").expression)} for p in list_problems()]
-        return rows, ["name", "aliases", "description", "one_way_bits", "deterministic_bits"]
-    if what == "theorems":
-        from commcomp.bounds import BOUNDS
-
-        rows = [{"id": b.id, "paper": b.paper, "task": b.task or "-", "arch_class": b.arch_class, "kind": b.kind,
-                 "quantity": b.quantity, "formula": str(b.formula) if b.formula is not None else "-",
-                 "tag": "".join(b.tags), "label": b.label} for b in BOUNDS]
-        return rows, ["id", "paper", "task", "arch_class", "kind", "quantity", "formula", "tag"]
-    if what == "tasks":
-        from reductions.registry import DEFAULT_PROBLEM, EXTRA_TASKS, TASKS, get_task, list_reductions
-        from reductions.tasks.encoding import task_encoding
-
-        by_task = {}
-        for r in list_reductions():
-            by_task.setdefault(r.task_name, []).append(r)
-        rows = [{"name": t.name, "aliases": list(t.aliases), "answer": t.answer_kind,
-                 "problems": [f"{r.problem}{' (default)' if r.problem == DEFAULT_PROBLEM.get(t.name) else ''}"
-                              for r in by_task.get(t.name, [])],
-                 "split": sorted({r.split for r in by_task.get(t.name, [])}),
-                 "source": sorted({f"{r.source} {r.section}" for r in by_task.get(t.name, [])}),
-                 "encoding": task_encoding(t).to_json()}
-                for t in (TASKS[k] for k in sorted(TASKS))]
-        rows += [{"name": t.name, "aliases": list(t.aliases), "answer": t.answer_kind, "problems": [],
-                  "split": ["none"], "source": ["constructions only: no two-party reduction"],
-                  "encoding": task_encoding(t).to_json()}
-                 for t in (get_task(k) for k in sorted(EXTRA_TASKS))]
-        return rows, ["name", "aliases", "answer", "problems", "split", "source"]
-    if what == "archs":
-        from commcomp.architectures import list_architectures, state_numbers_formula
-        from commcomp.errors import UnsupportedSplitError as _Unsplittable
-        from models.registry import available_architectures
-        from reductions.simulate.registry import simulation_text
-
-        built = set(available_architectures())
-        rows = []
-        for a in list_architectures():
-            split = simulation_text(a)
-            try:
-                state = str(state_numbers_formula(a))
-            except _Unsplittable:
-                state = "-"
-            rows.append({"name": a.name, "class": a.arch_class, "aliases": list(a.aliases),
-                         "hyper": ", ".join(f"{k}={v}" for k, v in a.defaults().items()),
-                         "state_numbers": state, "simulation": split, "model": a.name in built,
-                         "description": a.description})
-        return rows, ["name", "class", "aliases", "hyper", "state_numbers", "simulation", "model"]
-    if what == "constructions":
-        from models.constructions import list_constructions
-
-        rows = [s.row() for s in list_constructions()]
-        return rows, ["name", "task", "arch", "layers", "heads", "source", "tag", "width"]
-    raise CLIError(f"list: nothing registered under {what!r} yet")
-
-
 def cmd_list(args):
     from commcomp.listing import list_text
+    from reductions.listing import list_rows
 
-    rows, _ = _list_rows(args.what)
+    rows = list_rows(args.what)
     if args.format == "json":
         return emit(args, rows, None)
     write_output(list_text(args.what, rows, wide=args.wide), args.out)

@@ -33,7 +33,7 @@ from commcomp.bounds.wdl import WDL_BOUNDS
 from commcomp.errors import InvalidParameterError, UnknownNameError
 
 __all__ = ["BOUNDS", "PARAMETERS", "applies_to", "bound_layers", "evaluate_bound", "get_bound",
-           "list_bounds", "substitutions", "value_of"]
+           "list_bounds", "substitutions", "theorem_rows", "value_of"]
 
 #: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts.
 BOUNDS: tuple[Bound, ...] = (BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + COMMCOMP_PROTOCOL_BOUNDS
@@ -112,6 +112,17 @@ def applies_to(bound: Bound, arch: str, layers: int | None = None) -> bool:
     if layers is None:
         return True
     return layers == depth_of if bound.kind == "lower" else layers >= depth_of
+
+
+def theorem_rows() -> list[dict]:
+    """One dict per catalogue entry, in catalogue order (``commcomp list theorems``).
+
+    >>> theorem_rows()[0]["id"] == BOUNDS[0].id
+    True
+    """
+    return [{"id": b.id, "paper": b.paper, "task": b.task or "-", "arch_class": b.arch_class, "kind": b.kind,
+             "quantity": b.quantity, "formula": str(b.formula) if b.formula is not None else "-",
+             "tag": "".join(b.tags), "label": b.label} for b in BOUNDS]
 
 
 def list_bounds(task: str | None = None, arch: str | None = None, kind: str | None = None,

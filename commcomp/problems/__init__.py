@@ -19,7 +19,7 @@ from .index import Index
 from .inner_product import InnerProduct
 
 __all__ = ["Problem", "ComplexityFact", "PROBLEMS", "get_problem", "list_problems", "all_bit_strings",
-           "Index", "Equality", "Disjointness", "InnerProduct", "GreaterThan"]
+           "Index", "Equality", "Disjointness", "InnerProduct", "GreaterThan", "problem_rows"]
 
 PROBLEMS: dict[str, type[Problem]] = {cls.name: cls for cls in
                                       (Index, Disjointness, Equality, InnerProduct, GreaterThan)}
@@ -46,3 +46,15 @@ def get_problem(name) -> Problem:
 def list_problems() -> list[Problem]:
     """Every registered problem, sorted by name."""
     return [PROBLEMS[k]() for k in sorted(PROBLEMS)]
+
+
+def problem_rows() -> list[dict]:
+    """One dict per problem (``commcomp list problems``): names, description, one-way and two-way
+    deterministic communication in bits (formulas from the problem's complexity facts).
+
+    >>> problem_rows()[0]["one_way_bits"]
+    'n'
+    """
+    return [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
+             "one_way_bits": str(p.fact("deterministic_one_way").expression),
+             "deterministic_bits": str(p.fact("deterministic").expression)} for p in list_problems()]

@@ -44,7 +44,7 @@ from .base import CheckResult, Construction, ConstructionSpec
 
 __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "get_construction",
            "list_constructions", "build_construction", "make_construction", "import_errors",
-           "MODULES"]
+           "construction_rows", "MODULES"]
 
 #: Every construction module, in the order of theorems.md §7.
 MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn",
@@ -112,6 +112,11 @@ def import_errors() -> dict[str, str]:
 def list_constructions() -> tuple[ConstructionSpec, ...]:
     """Every registered construction, in module order."""
     return tuple(_load().values())
+
+
+def construction_rows() -> list[dict]:
+    """One dict per registered construction (``commcomp list constructions``): its ``row()``."""
+    return [s.row() for s in list_constructions()]
 
 
 def get_construction(name_or_task, *, arch: str | None = None,

@@ -40,7 +40,7 @@ from .splits import Split
 from .transformer import TransformerSplit
 
 __all__ = ["SPLITS", "split_class", "kind_class", "refuse_unsplittable", "make_split", "model_options",
-           "random_model", "simulation_text", "bob_step_text", "verify_note"]
+           "random_model", "simulation_text", "architecture_rows", "bob_step_text", "verify_note"]
 
 #: The split families, in the order they are tried (the first that handles an architecture wins).
 SPLITS: tuple[type[Split], ...] = (RowAttentionSplit, TransformerSplit, HybridSplit, RecurrentSplit)
@@ -109,6 +109,31 @@ def simulation_text(arch) -> str:
     except UnsupportedSplitError:
         return "refused"
     return cls.simulation
+
+
+def architecture_rows() -> list[dict]:
+    """One dict per architecture (``commcomp list archs``): class, hyperparameters, the state-numbers
+    formula (``-`` where there is no state to count), how it is split, and whether a model is built.
+
+    >>> next(r for r in architecture_rows() if r["name"] == "lstm")["simulation"]
+    'one-way, state'
+    """
+    from commcomp.architectures import list_architectures, state_numbers_formula
+    from models.registry import available_architectures
+
+    built = set(available_architectures())
+    rows = []
+    for a in list_architectures():
+        split = simulation_text(a)
+        try:
+            state = str(state_numbers_formula(a))
+        except UnsupportedSplitError:
+            state = "-"
+        rows.append({"name": a.name, "class": a.arch_class, "aliases": list(a.aliases),
+                     "hyper": ", ".join(f"{k}={v}" for k, v in a.defaults().items()),
+                     "state_numbers": state, "simulation": split, "model": a.name in built,
+                     "description": a.description})
+    return rows
 
 
 def bob_step_text(out: dict) -> str:
