@@ -620,76 +620,14 @@ def add_witness(sub):
 # --------------------------------------------------------------------------------------------
 # construct (models.constructions): export one explicit construction
 # --------------------------------------------------------------------------------------------
-def _construct_options(items) -> dict:
-    """``--option NAME=VALUE`` pairs; values parse as int, float, true/false/none or stay text."""
-    out = {}
-    for item in items or ():
-        name, sep, text = item.partition("=")
-        if not sep or not name:
-            raise CLIError(f"--option expects NAME=VALUE, got {item!r}")
-        low = text.lower()
-        value = {"true": True, "false": False, "none": None}.get(low, text)
-        if value is text:
-            for cast in (int, float):
-                try:
-                    value = cast(text)
-                    break
-                except ValueError:
-                    pass
-        out[name.replace("-", "_")] = value
-    return out
-
-
-def _save_model_atomic(model, path: str, about: dict | None = None) -> None:
-    """``models.common.save_model`` into ``path`` under the output-file policy (:mod:`commcomp.output`)."""
-    from commcomp.output import write_with
-    from models.files import save_model
-
-    write_with(path, lambda tmp: save_model(model, tmp, about=about))
-
-
 def cmd_construct(args):
-    from models.constructions import get_construction
-    from reductions.search.construction import check_construction
+    from reductions.search.construct import construct, parse_builder_options
+    from reductions.search.construct_view import construct_view
 
-    name = args.task
-    try:  # task aliases (il, nn, ...) as the task registry knows them
-        from reductions.registry import canonical_task_name
-
-        name = canonical_task_name(args.task)
-    except CommcompError:
-        pass
-    spec = get_construction(name, arch=args.arch, layers=args.layers)
-    c = spec.make(args.n, args.precision, seed=args.seed, **_construct_options(args.option))
-    check = None
-    if args.check:
-        exhaustive = args.n <= spec.exhaustive_max_n and spec.inputs is not None
-        res = check_construction(c, inputs=spec.inputs(args.n) if exhaustive else None,
-                                 samples=0 if exhaustive else args.check, seed=args.seed,
-                                 stop_early=False)
-        check = {"instances": res.total, "admitted": res.admitted, "correct": res.correct,
-                 "exhaustive": exhaustive, "ok": res.ok}
-    if args.out:
-        _save_model_atomic(c.model, args.out, about={"task": name, "task_n": args.n,  # checked by --weights
-                                                     "source": f"construction {spec.name}"})
-    out = {**c.summary(), "d_k": getattr(c.model, "d_k", None), "d_v": getattr(c.model, "d_v", None),
-           "width_formula": spec.width_formula, "check": check, "saved_to": args.out}
-    out.pop("layout", None)
-    keys = ["construction", "task", "arch", "n", "length", "width", "layers", "heads", "d_k", "d_v",
-            "precision", "source", "tag"]
-    keys += [k for k in ("k", "codes", "gamma_achieved", "beta", "beta2", "m", "min_margin", "k_v",
-                         "margin") if k in out]
-    rows = [[k, out[k]] for k in keys]
-    rows.append(["width formula", spec.width_formula])
-    if check:
-        rows.append(["check", f"{check['correct']}/{check['admitted']} correct "
-                              f"({'all inputs' if check['exhaustive'] else 'random inputs'}"
-                              f"{'' if check['admitted'] == check['instances'] else ', ' + str(check['instances']) + ' drawn'})"])
-    if args.out:
-        rows.append(["saved to", args.out])
-    view = argparse.Namespace(format=args.format, out="/dev/stderr" if args.out == "-" else None)  # model on stdout
-    emit(view, out, lambda: rich_table(f"construction {spec.name} ({spec.source})", ["", ""], rows,
-                                       caption=spec.description))
+    run = construct(args.task, args.n, args.precision, arch=args.arch, layers=args.layers,
+                    options=parse_builder_options(args.option), check=args.check, seed=args.seed, out=args.out)
+    text = command_text(args.format, run.to_json(), lambda: construct_view(run))
+    write_output(text, "/dev/stderr" if args.out == "-" else None)  # a model on stdout: the report on stderr
 
 
 def add_construct(sub):
