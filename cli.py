@@ -651,66 +651,13 @@ def add_construct(sub):
 # --------------------------------------------------------------------------------------------
 # matrix
 # --------------------------------------------------------------------------------------------
-def _short_formula(expression) -> str:
-    """sympy's text with ``log(x)/log(2)`` as ``log2(x)`` and ``ceiling`` as ``ceil`` (80 columns)."""
-    import re
-
-    return re.sub(r"log\(([^()]*)\)/log\(2\)", r"log2(\1)", str(expression)).replace("ceiling(", "ceil(")
-
-
 def cmd_matrix(args):
-    from commcomp.errors import InvalidParameterError
-    from commcomp.matrix import measure, measure_problem
-    from commcomp.matrix.matrix_file import load_matrix
-    from commcomp.problems import get_problem
+    from commcomp.matrix import measure_source
+    from commcomp.matrix.view import matrix_view
 
-    if (args.matrix is None) == (args.problem is None):
-        raise InvalidParameterError("matrix: give a problem with --n, or --matrix FILE (not both)")
-    if args.matrix is not None:
-        if args.n is not None:
-            raise InvalidParameterError("matrix: --n sets a problem's size; a --matrix FILE has its own: leave --n out")
-        problem, report = None, measure(load_matrix(args.matrix), args.measure, solver=args.solver)
-    else:
-        problem = get_problem(args.problem)
-        if args.n is None:
-            raise InvalidParameterError("matrix: a problem needs --n")
-        if args.n < 1:
-            raise InvalidParameterError(f"matrix: n must be >= 1, got {args.n}")
-        if args.n > args.max_n:
-            raise InvalidParameterError(f"matrix: n = {args.n} is too large for exact measures (limit n <= "
-                                        f"{args.max_n}: the matrix has 2^n x 2^n cells)")
-        report = measure_problem(problem, args.n, measures=args.measure, solver=args.solver)
-    payload = report.to_json()
-    payload["labels"] = dict(report.labels)
-    payload["checks"] = [{"measure": c.measure, "ok": c.ok, "status": c.status, "detail": c.detail}
-                         for c in report.checks]
-    payload["skipped"] = report.skipped
-
-    def table():
-        rows = []
-        for field in ("distinct_rows", "one_way_bits", "rank_rational", "rank_gf2", "log_rank_bound",
-                      "fooling_set_size", "deterministic_cc", "partition_number", "partition_number_1",
-                      "partition_number_0", "cover_number_1", "cover_number_0", "nondeterministic_cc",
-                      "conondeterministic_cc"):
-            value = payload.get(field)
-            if value is None:
-                continue
-            rows.append([field, value, report.labels.get(field, "")])
-        checks = [[c.measure, {"verified": "ok", "unverified": "unverified"}.get(c.status, "FAILED"), c.detail]
-                  for c in report.checks]
-        title = (f"{problem.name}, n = {args.n}" if problem is not None else args.matrix)
-        out = [rich_table(f"{title}: {payload['rows']} x {payload['cols']} matrix",
-                          ["measure", "value", "what it is"], rows),
-               rich_table("certificates, re-checked independently", ["measure", "check", "detail"], checks)]
-        if report.skipped:
-            out.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in dict(report.skipped).items()))
-        if problem is not None:
-            known = [[f.measure, f.relation + " " + _short_formula(f.expression), f"{f.source} {f.tag}"]
-                     for f in problem.complexity()]
-            out.append(rich_table("known complexity (catalogue)", ["measure", "value", "source"], known))
-        return out
-
-    emit(args, payload, table)
+    report = measure_source(args.problem, args.n, args.matrix, measures=args.measure, solver=args.solver,
+                            max_n=args.max_n)
+    emit(args, report.to_json(details=True), lambda: matrix_view(report, source=args.matrix))
 
 
 def add_matrix(sub):

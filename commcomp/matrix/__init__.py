@@ -43,7 +43,7 @@ from .build import MAX_CELLS, as_matrix, communication_matrix, problem_matrix, r
 from .certificates import CertificateCheck, check_certificate
 from .fooling import FoolingSetResult, is_fooling_set, largest_fooling_set
 from .gf2 import GF2RankCertificate, rank_gf2
-from .measures import JSON_FIELDS, MEASURES, MatrixReport, measure, measure_problem
+from .measures import JSON_FIELDS, MEASURES, TABLE_FIELDS, MatrixReport, measure, measure_problem, measure_source
 from .partition import PartitionResult, Rectangle, partition_number
 from .protocol_tree import (ProtocolLeaf, ProtocolNode, ProtocolTreeResult, deterministic_cc,
                             rank_sum_bound, tree_depth, tree_leaves)
@@ -66,5 +66,5 @@ __all__ = [
     "partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0",
     "rectangle_number", "RectangleNumberResult", "SOLVERS", "available_solvers", "load_matrix",
     "check_certificate", "CertificateCheck",
-    "MEASURES", "JSON_FIELDS", "MatrixReport", "measure", "measure_problem",
+    "MEASURES", "JSON_FIELDS", "TABLE_FIELDS", "MatrixReport", "measure", "measure_problem", "measure_source",
 ]

@@ -28,7 +28,8 @@ from .rank import rank_rational
 from .rows import distinct_rows
 from ..errors import InvalidParameterError, TooLargeError, UnknownNameError
 
-__all__ = ["MEASURES", "MatrixReport", "measure", "measure_problem", "JSON_FIELDS"]
+__all__ = ["MEASURES", "MatrixReport", "measure", "measure_problem", "measure_source", "JSON_FIELDS",
+           "TABLE_FIELDS"]
 
 
 class _MeasureGroup:
@@ -118,24 +119,49 @@ class MatrixReport:
     checks: tuple[CertificateCheck, ...] = ()
     skipped: Mapping[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
-        """The DESIGN §4 ``matrix`` fields, JSON-ready (fooling_set as [row, column] pairs).
+    def to_json(self, details: bool = False) -> dict:
+        """The DESIGN §4 ``matrix`` fields, JSON-ready (fooling_set as [row, column] pairs); with
+        ``details`` (``commcomp matrix --format json``) also ``labels``, the certificate ``checks``
+        and what was ``skipped``.
 
         Examples
         --------
         >>> from commcomp.matrix import measure_problem
         >>> sorted(measure_problem("equality", 2, ["rows"]).to_json())[:4]
         ['certificates_checked', 'cols', 'conondeterministic_cc', 'cover_number_0']
+        >>> measure_problem("equality", 2, ["rows"]).to_json(details=True)["checks"][0]["ok"]
+        True
         """
         out = {name: getattr(self, name) for name in JSON_FIELDS}
         if self.fooling_set is not None:
             out["fooling_set"] = [list(cell) for cell in self.fooling_set]
+        if details:
+            out["labels"] = dict(self.labels)
+            out["checks"] = [{"measure": c.measure, "ok": c.ok, "status": c.status, "detail": c.detail}
+                             for c in self.checks]
+            out["skipped"] = dict(self.skipped)
         return out
+
+    def table_rows(self) -> list[list]:
+        """``[field, value, label]`` of each measured value, in :data:`TABLE_FIELDS` order.
+
+        >>> from commcomp.matrix import measure_problem
+        >>> measure_problem("equality", 2, ["rows"]).table_rows()[0]
+        ['distinct_rows', 4, 'exact']
+        """
+        return [[name, getattr(self, name), self.labels.get(name, "")] for name in TABLE_FIELDS
+                if getattr(self, name) is not None]
 
 
 # the report's fields that to_json carries: every field but the in-memory ones, in field order
 JSON_FIELDS = tuple(f.name for f in fields(MatrixReport)
                     if f.name not in ("fooling_value", "labels", "results", "checks", "skipped"))
+#: the measures a table shows, in reading order: the lower bounds (rows, rank, fooling set), D(f),
+#: then the partition and cover numbers and the nondeterministic complexities
+TABLE_FIELDS = ("distinct_rows", "one_way_bits", "rank_rational", "rank_gf2", "log_rank_bound",
+                "fooling_set_size", "deterministic_cc", "partition_number", "partition_number_1",
+                "partition_number_0", "cover_number_1", "cover_number_0", "nondeterministic_cc",
+                "conondeterministic_cc")
 
 
 def measure(matrix, names=None, *, problem: str | None = None, n: int | None = None,
@@ -271,3 +297,37 @@ def measure_problem(problem, n: int, measures=None, **kwargs) -> MatrixReport:
         raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
     prob = get_problem(problem)
     return measure(problem_matrix(prob, int(n)), measures, problem=prob.name, n=int(n), **kwargs)
+
+
+def measure_source(problem=None, n: int | None = None, matrix_file: str | None = None, *, measures=None,
+                   solver: str | None = "auto", max_n: int = 14) -> MatrixReport:
+    """``commcomp matrix``: :func:`measure_problem` on a problem at ``n``, or :func:`measure` on a
+    0/1 matrix file (:func:`~commcomp.matrix.matrix_file.load_matrix`); exactly one of the two.
+
+    ``max_n`` caps a problem's size (its matrix has 2^n x 2^n cells).
+
+    >>> measure_source("equality", 2, measures=["rows"]).distinct_rows
+    4
+    >>> measure_source("equality", 20)
+    Traceback (most recent call last):
+    ...
+    commcomp.errors.InvalidParameterError: matrix: n = 20 is too large for exact measures (limit n <= 14: the matrix has 2^n x 2^n cells)
+    """
+    from ..problems import get_problem
+    from .matrix_file import load_matrix
+
+    if (matrix_file is None) == (problem is None):
+        raise InvalidParameterError("matrix: give a problem with --n, or --matrix FILE (not both)")
+    if matrix_file is not None:
+        if n is not None:
+            raise InvalidParameterError("matrix: --n sets a problem's size; a --matrix FILE has its own: leave --n out")
+        return measure(load_matrix(matrix_file), measures, solver=solver)
+    problem = get_problem(problem)
+    if n is None:
+        raise InvalidParameterError("matrix: a problem needs --n")
+    if n < 1:
+        raise InvalidParameterError(f"matrix: n must be >= 1, got {n}")
+    if n > max_n:
+        raise InvalidParameterError(f"matrix: n = {n} is too large for exact measures (limit n <= "
+                                    f"{max_n}: the matrix has 2^n x 2^n cells)")
+    return measure_problem(problem, n, measures=measures, solver=solver)
