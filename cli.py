@@ -679,16 +679,50 @@ def add_matrix(sub):
 # separations: the main job
 # --------------------------------------------------------------------------------------------
 def cmd_separations(args):
-    from reductions.separations.command import run
+    from reductions.separations.command import SeparationsOptions, run
 
-    write_output(run(args, jsonable), args.out)
+    options = SeparationsOptions(
+        format=args.format, precision=args.precision, heads=args.heads, task=args.task, weak=args.weak,
+        sizes=args.sizes, max_n=args.max_n, samples=args.samples, budget=args.budget, weak_width=args.weak_width,
+        weights=args.weights, check_max_length=args.check_max_length, check_all=args.check_all, wide=args.wide,
+        ladder=args.ladder, plot=args.plot, n=args.n, instances=args.instances, width=args.width, arch=args.arch,
+        seed=args.seed)
+    write_output(run(options), args.out)
 
 
 def add_separations(sub):
-    from reductions.separations.command import FORMATS, add_arguments
+    from reductions.separations.command import FORMATS
+    from reductions.separations.rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION
 
     p = sub.add_parser("separations", help="the main job: each separation across its crossover, with checks")
-    add_arguments(p)
+    p.add_argument("--precision", default=None,
+                   help=f"number format; its bits are the p of the bounds (default: {DEFAULT_PRECISION}; "
+                        "float32 with --n)")
+    p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")
+    p.add_argument("--task", nargs="+", help="tasks (default: every one with a separation)")
+    p.add_argument("--weak", nargs="+", metavar="ARCH",
+                   help="weak-side architectures (default: elman tf1 hybrid; also lstm, linear-attention, ...)")
+    p.add_argument("--sizes", type=int, nargs="+", metavar="n",
+                   help="problem sizes n of the ladder (default: around each crossover)")
+    p.add_argument("--max-n", type=int, default=1 << 16, help="largest n of a default ladder (default: 65536)")
+    p.add_argument("--samples", type=int, default=32, help="random inputs for check a (default: 32)")
+    p.add_argument("--budget", type=int, default=1024, help="most inputs tried by check b (default: 1024)")
+    p.add_argument("--weak-width", type=int, default=1, help="width of check b's random weak model (default: 1)")
+    p.add_argument("--weights", default="random", metavar="FILE",
+                   help="a weights file (.npz) for check b's weak model instead of random weights")
+    p.add_argument("--check-max-length", type=int, default=DEFAULT_CHECK_MAX_LENGTH,
+                   help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
+    p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
+    p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
+    p.add_argument("--ladder", action="store_true",
+                   help="print the ladders (each separation across its crossover) instead of the claims")
+    p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (PNG or SVG; needs matplotlib)")
+    p.add_argument("--n", type=int, default=None,
+                   help="one problem size: every task x architecture class at this n (the grid)")
+    p.add_argument("--instances", type=int, default=32, help="grid: random instances per check (default: 32)")
+    p.add_argument("--width", type=int, default=4, help="grid: width of the random models (default: 4)")
+    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all); "
+                   "without --n, the weak side (as --weak)")
     _common(p, formats=FORMATS, seed=True)
     p.set_defaults(func=cmd_separations)
 

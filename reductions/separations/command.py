@@ -1,4 +1,4 @@
-"""``commcomp separations``: arguments, the run, and its output (the CLI only parses and dispatches).
+"""``commcomp separations``: its options, the run, and its output (the CLI parses and maps the options).
 
 Without ``--n`` it shows the papers' claims (:mod:`.claims`, one row per claim with a verdict:
 the table printed by default), computed from every separation on its ladder of N
@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from commcomp.errors import InvalidParameterError
 from commcomp.limits import (MAX_HEADS, MAX_INSTANCES, MAX_N, MAX_WIDTH, TOKEN_BYTES, check_int, check_memory,
                              check_seed)
+from commcomp.jsonable import jsonable
 from commcomp.tables import text_table
 
 from . import claims_view, render
@@ -25,46 +28,48 @@ from .claims import evaluate_claims
 from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
 from .special import special_rows
 
-__all__ = ["add_arguments", "run", "FORMATS"]
+__all__ = ["SeparationsOptions", "run", "FORMATS"]
 
 FORMATS = ("table", "json", "markdown", "latex")
 
 
-def add_arguments(p) -> None:
-    """The options of ``separations`` (the CLI adds ``--format``, ``--out``, ``--seed``)."""
-    p.add_argument("--precision", default=None,
-                   help=f"number format; its bits are the p of the bounds (default: {DEFAULT_PRECISION}; "
-                        "float32 with --n)")
-    p.add_argument("--heads", type=int, default=1, help="attention heads H (default: 1)")
-    p.add_argument("--task", nargs="+", help="tasks (default: every one with a separation)")
-    p.add_argument("--weak", nargs="+", metavar="ARCH",
-                   help="weak-side architectures (default: elman tf1 hybrid; also lstm, linear-attention, ...)")
-    p.add_argument("--sizes", type=int, nargs="+", metavar="n",
-                   help="problem sizes n of the ladder (default: around each crossover)")
-    p.add_argument("--max-n", type=int, default=1 << 16, help="largest n of a default ladder (default: 65536)")
-    p.add_argument("--samples", type=int, default=32, help="random inputs for check a (default: 32)")
-    p.add_argument("--budget", type=int, default=1024, help="most inputs tried by check b (default: 1024)")
-    p.add_argument("--weak-width", type=int, default=1, help="width of check b's random weak model (default: 1)")
-    p.add_argument("--weights", default="random", metavar="FILE",
-                   help="a weights file (.npz) for check b's weak model instead of random weights")
-    p.add_argument("--check-max-length", type=int, default=DEFAULT_CHECK_MAX_LENGTH,
-                   help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
-    p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
-    p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
-    p.add_argument("--ladder", action="store_true",
-                   help="print the ladders (each separation across its crossover) instead of the claims")
-    p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (PNG or SVG; needs matplotlib)")
-    p.add_argument("--n", type=int, default=None,
-                   help="one problem size: every task x architecture class at this n (the grid)")
-    p.add_argument("--instances", type=int, default=32, help="grid: random instances per check (default: 32)")
-    p.add_argument("--width", type=int, default=4, help="grid: width of the random models (default: 4)")
-    p.add_argument("--arch", nargs="+", help="grid: architecture classes (default: all); "
-                   "without --n, the weak side (as --weak)")
+@dataclass(frozen=True)
+class SeparationsOptions:
+    """The options of ``commcomp separations`` (the CLI maps its arguments onto them one by one).
+
+    ``n`` None: the claims and ladders (``precision`` default :data:`.rows.DEFAULT_PRECISION`);
+    ``n`` given: the per-architecture grid at that size (``precision`` default float32, with
+    ``instances`` and ``width``). The ladder-only and grid-only options keep their defaults in the
+    other mode (anything else is refused). ``format`` is that of the text returned.
+    """
+
+    format: str = "table"             # of the text returned: table, json, markdown, latex (FORMATS)
+    precision: str | None = None
+    heads: int = 1
+    task: Sequence[str] | None = None
+    weak: Sequence[str] | None = None
+    sizes: Sequence[int] | None = None
+    max_n: int = 1 << 16
+    samples: int = 32
+    budget: int = 1024
+    weak_width: int = 1
+    weights: str = "random"
+    check_max_length: int = DEFAULT_CHECK_MAX_LENGTH
+    check_all: bool = False
+    wide: bool = False
+    ladder: bool = False
+    plot: str | None = None
+    n: int | None = None
+    instances: int = 32
+    width: int = 4
+    arch: Sequence[str] | None = None
+    seed: int = 0
 
 
-def _check_args(args) -> None:
-    """Every size and count against :mod:`commcomp.limits`, before any work (one message, exit 2)."""
-    args.seed = check_seed(args.seed)
+def _check_args(args: SeparationsOptions) -> SeparationsOptions:
+    """Every size and count against :mod:`commcomp.limits`, before any work (one message, exit 2);
+    the options with the seed checked."""
+    args = replace(args, seed=check_seed(args.seed))
     for name, maximum in (("heads", MAX_HEADS), ("width", MAX_WIDTH), ("weak_width", MAX_WIDTH),
                           ("samples", MAX_INSTANCES), ("budget", MAX_INSTANCES), ("instances", MAX_INSTANCES),
                           ("max_n", MAX_N), ("check_max_length", MAX_N)):
@@ -84,6 +89,7 @@ def _check_args(args) -> None:
         parse_precision(args.precision)  # '' or ' float32' is refused here, not replaced by the default
     if args.weights != "random":
         _check_weights_file(args)
+    return args
 
 
 #: options of one mode only, with their defaults: given in the other mode they would be ignored
@@ -92,7 +98,7 @@ _LADDER_ONLY = {"sizes": None, "weak": None, "weak_width": 1, "weights": "random
 _GRID_ONLY = {"instances": 32, "width": 4}
 
 
-def _check_mode_options(args) -> None:
+def _check_mode_options(args: SeparationsOptions) -> None:
     unused, mode = (_LADDER_ONLY, "with --n (the grid)") if args.n is not None else (_GRID_ONLY, "without --n")
     given = [f"--{k.replace('_', '-')}" for k, default in unused.items() if getattr(args, k, default) != default]
     if given:
@@ -100,7 +106,7 @@ def _check_mode_options(args) -> None:
                                     f"used {mode}; leave {'it' if len(given) == 1 else 'them'} out")
 
 
-def _check_weights_file(args) -> None:
+def _check_weights_file(args: SeparationsOptions) -> None:
     """Read the whole weights file (corrupt bytes, NaN weights) and match it to the weak side, up front."""
     from commcomp.architectures import get_architecture
     from models.files import load_model, read_model_info
@@ -118,11 +124,11 @@ def _check_weights_file(args) -> None:
                                     f"as the weak side {', '.join(names)}: give --weak {info.arch}")
 
 
-def run(args, jsonable) -> str:
-    """The command's output text (``jsonable`` converts the JSON payload)."""
-    _check_args(args)
+def run(options: SeparationsOptions) -> str:
+    """The command's output text in ``options.format`` (JSON through :func:`commcomp.jsonable.jsonable`)."""
+    args = _check_args(options)
     if args.n is not None:
-        return _grid(args, jsonable)
+        return _grid(args)
     precision = DEFAULT_PRECISION if args.precision is None else args.precision
     start = time.perf_counter()
     ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes,
@@ -160,7 +166,7 @@ def run(args, jsonable) -> str:
     return text_table(title, columns, rows, note, one_line=not wide)
 
 
-def _claims_output(args, claims, derived, precision, seconds) -> str:
+def _claims_output(args: SeparationsOptions, claims, derived, precision, seconds) -> str:
     caption = claims_view.claims_caption(precision, args.heads, samples=args.samples, budget=args.budget,
                                          weak_width=args.weak_width, check_max_length=args.check_max_length,
                                          seconds=seconds)
@@ -171,7 +177,7 @@ def _claims_output(args, claims, derived, precision, seconds) -> str:
     return claims_view.claims_text(claims, derived, caption)
 
 
-def _grid(args, jsonable) -> str:
+def _grid(args: SeparationsOptions) -> str:
     from .grid import separations
 
     precision = "float32" if args.precision is None else args.precision
