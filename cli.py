@@ -41,7 +41,7 @@ _unshadow_packages()
 
 from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
 from commcomp.jsonable import jsonable  # noqa: E402
-from commcomp.tables import command_text, console_width, render_rich, rich_table  # noqa: E402
+from commcomp.tables import command_text, rich_table  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 
@@ -192,82 +192,27 @@ def _sweep_workers(text: str) -> int:
     return value
 
 
-def _sweep_spec(args):
-    from commcomp.sweep.spec import SweepSpec, load_spec, parse_axis_text, parse_param_text
-
-    if not args.file and not args.op:
-        raise CLIError("commcomp sweep run: give a sweep FILE or --op OP (with --axis NAME=V1,V2,...)")
-    spec = load_spec(args.file) if args.file else SweepSpec(operation="")
-    return spec.with_overrides(operation=args.op, axes=[parse_axis_text(a) for a in args.axis],
-                               params=[parse_param_text(p) for p in args.param], seed=args.seed,
-                               repeats=args.repeats, name=args.name)
-
-
-def _sweep_table(title, rows, operation=None, axes=(), columns=None, limit=None, caption=None, wide=False):
-    from commcomp.sweep.operations import OPERATIONS
-    from commcomp.sweep.report import cell_text, compact_columns, fit_columns, flatten
-
-    all_columns, records = flatten(rows, order=list(axes))
-    op = OPERATIONS.get(operation or (rows[0].operation if rows else ""))
-    shown = columns or (compact_columns(all_columns, records, op.headline if op else (), axes) if records else
-                        ["status"])
-    body = records if limit is None else records[:limit]
-    if limit is not None and len(records) > limit:
-        caption = f"{caption + '; ' if caption else ''}first {limit} of {len(records)} rows (sweep show DB for all)"
-    cells = [[cell_text(r.get(c), 60) for c in shown] for r in body]
-    if not columns and not wide:  # the columns that fit the terminal; the others named in the caption
-        fitted = fit_columns(shown, cells, console_width(160))
-        if fitted != shown:
-            caption = (f"{caption + '; ' if caption else ''}not shown: {', '.join(c for c in shown if c not in fitted)}"
-                       " (sweep show DB --wide, --columns or --format csv)")
-            cells = [[row[shown.index(c)] for c in fitted] for row in cells]
-            shown = fitted
-    return rich_table(title, shown, cells, caption=caption)
-
-
-def _shown_path(path: str) -> str:
-    """``path`` relative to the current folder when it lies below it (shorter at 80 columns)."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith("..") else relative
-
-
 def cmd_sweep_run(args):
-    spec = _sweep_spec(args)
-    if not args.backend:
-        return _sweep_run(args, spec)
-    from commcomp.backend import ENV_VAR, namespace
+    from commcomp.sweep.command import backend_environment, sweep_spec
 
-    namespace(args.backend)  # a missing library: one line, exit 2, before any point runs
-    previous = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = args.backend  # verify/witness points read it (local workers inherit it)
-    try:
-        return _sweep_run(args, spec)
-    finally:
-        if previous is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = previous
+    spec = sweep_spec(args.file, op=args.op, axes=args.axis, params=args.param, seed=args.seed,
+                      repeats=args.repeats, name=args.name)
+    with backend_environment(args.backend):
+        _sweep_run(args, spec)
 
 
 def _sweep_run(args, spec):
-    from commcomp.sweep.grid import expand_grid
-    from commcomp.sweep.runner import run_sweep
-    from commcomp.sweep.store import ResultStore
+    from commcomp.sweep.command import dry_run_points, run_and_read
+    from commcomp.sweep.view import dry_run_view, run_view
 
     db = spec.default_db_path() if args.db is None else args.db
-    if not args.dry_run:
-        from commcomp.output import check_database
-
-        check_database(db)
-    axes_values = {**spec.axes, **({"repeat": list(range(spec.repeats))} if spec.repeats > 1 else {})}
-    axes = list(axes_values)
     if args.dry_run:
-        points = [{"index": p.index, "seed": p.seed, **p.params} for p in expand_grid(spec)]
-        emit(args, {"sweep": spec.name, "operation": spec.operation, "db": db, "points": points},
-             lambda: rich_table(f"sweep {spec.name}: {spec.operation}, {len(points)} points (dry run)",
-                                ["index", "seed"] + axes, [[p[c] for c in ["index", "seed"] + axes] for p in points],
-                                caption=f"database: {_shown_path(db)}"))
-        return
+        points = dry_run_points(spec)
+        return emit(args, {"sweep": spec.name, "operation": spec.operation, "db": db, "points": points},
+                    lambda: dry_run_view(spec, db, points))
+    from commcomp.output import check_database
+
+    check_database(db)
     with progress(0, f"sweep {spec.name}") as bar:
         task = bar.add_task(f"sweep {spec.name}", total=None)
 
@@ -278,89 +223,34 @@ def _sweep_run(args, spec):
             bar.update(task, completed=counts["done"],
                        description=f"sweep {spec.name}: {counts['failed']} failed")
 
-        summary = run_sweep(spec, db, workers=args.workers, scheduler=args.scheduler, force=args.force,
-                            retry_errors=args.retry_errors, on_start=on_start, on_result=on_result)
-    keys = {(p.key, p.seed) for p in expand_grid(spec)}
-    with ResultStore(db, readonly=True) as store:
-        rows = store.rows(sweep=spec.name, points=keys)
-    from commcomp.sweep.report import flatten, sort_rows
-
-    rows = sort_rows(rows, axes_values)
-    overhead = summary.overhead
-    ran = (f"ran {summary.ran} ({summary.failed} failed), skipped {summary.skipped} already done; {summary.engine} "
-           f"engine, {summary.workers} workers; wall {summary.wall_seconds:.1f} s, jobs {summary.job_seconds:.1f} s"
-           + (f", overhead {100 * overhead:.1f}%" if overhead is not None else "")) if summary.ran else \
-        f"all {summary.points} points already done (--force recomputes them)"
-    if summary.busy:  # a concurrent run on the same database holds them (commcomp.sweep.runner)
-        ran = (ran if summary.ran else f"ran 0, skipped {summary.skipped} already done") + (
-            f"; {summary.busy} being computed by another run ({', '.join(summary.busy_runners) or 'now ended'}), "
-            "which records them")
-    totals = f"{summary.points} points: {ran}; database {_shown_path(db)}"
-    columns, records = flatten(rows, order=axes)
-    emit(args, {"summary": summary.to_dict(), "rows": [{c: r.get(c) for c in columns} for r in records]},
-         lambda: [_sweep_table(f"sweep {spec.name}: {spec.operation}", rows, spec.operation, axes,
-                               limit=args.limit), totals])
+        run = run_and_read(spec, db, workers=args.workers, scheduler=args.scheduler, force=args.force,
+                           retry_errors=args.retry_errors, on_start=on_start, on_result=on_result)
+    emit(args, run.to_json(), lambda: run_view(run, limit=args.limit))
     if args.plot:  # after the summary, so a plot that cannot be drawn still leaves the table printed
         from commcomp.sweep.plot import plot_sweep
 
-        plot_sweep(rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
+        plot_sweep(run.rows, args.plot, title=f"sweep {spec.name}: {spec.operation}")
 
 
 def cmd_sweep_show(args):
-    from commcomp.sweep.report import flatten, sort_rows, to_csv, to_json, to_markdown
-    from commcomp.sweep.store import ResultStore
+    from commcomp.sweep.command import read_sweeps
+    from commcomp.sweep.view import show_text
 
-    with ResultStore(args.db, readonly=True) as store:
-        sweeps = store.sweeps()
-        if args.sweep and args.sweep not in {s["name"] for s in sweeps}:
-            raise CLIError(f"commcomp sweep show: no sweep {args.sweep!r} in {args.db}; "
-                           f"it holds: {', '.join(s['name'] for s in sweeps) or 'nothing'}")
-        rows = store.rows(sweep=args.sweep, status=None if args.status == "all" else args.status)
-    axes_values = {}
-    for spec in (s["spec"] for s in sweeps if not args.sweep or s["name"] == args.sweep):
-        axes_values.update({**spec.get("axes", {}), **({"repeat": list(range(spec["repeats"]))}
-                                                       if spec.get("repeats", 1) > 1 else {})})
-    axes = list(axes_values)
-    rows = sort_rows(rows, axes_values)
-    columns, records = flatten(rows, order=axes)
-    chosen = [c.strip() for c in args.columns.split(",")] if args.columns else None
-    if chosen:
-        unknown = [c for c in chosen if c not in columns]
-        if unknown:
-            raise CLIError(f"commcomp sweep show: unknown column(s) {', '.join(unknown)}; known: {', '.join(columns)}")
-    if args.format in ("csv", "json"):
-        write_output((to_csv if args.format == "csv" else to_json)(chosen or columns, records), args.out)
-    elif args.format == "markdown":
-        from commcomp.sweep.operations import OPERATIONS
-        from commcomp.sweep.report import compact_columns
-
-        ops = {r.operation for r in rows}
-        op = OPERATIONS.get(ops.pop()) if len(ops) == 1 else None
-        headline = op.headline if op else ()
-        shown = chosen or (columns if args.all_columns else compact_columns(columns, records, headline, axes)
-                           if records else columns)
-        write_output(to_markdown(shown, records), args.out)
-    else:
-        caption = "; ".join(f"{s['name']}: {s['operation']}, {s['rows']} rows, {s['errors']} errors"
-                            for s in sweeps if not args.sweep or s["name"] == args.sweep)
-        write_output(render_rich(_sweep_table(f"sweep results: {args.db}", rows, axes=axes,
-                                              columns=chosen or (columns if args.all_columns else None),
-                                              caption=caption or "empty", wide=args.wide)), args.out)
+    read = read_sweeps(args.db, sweep=args.sweep, status=args.status, columns=args.columns)
+    write_output(show_text(read, args.format, all_columns=args.all_columns, wide=args.wide), args.out)
     if args.plot:
         from commcomp.sweep.plot import plot_sweep
 
-        plot_sweep(rows, args.plot, title=args.sweep)
+        plot_sweep(read.rows, args.plot, title=args.sweep)
 
 
 def cmd_sweep_ops(args):
-    from commcomp.sweep.operations import list_operations
-
-    rows = [{"name": op.name, "available": True, "wraps": op.wraps_name, "required": list(op.required),
-             "description": op.description, "why": ""} for op in list_operations()]  # registered: importable
-    if args.format == "json":
-        return emit(args, rows, None)
+    from commcomp.sweep.command import operation_rows
     from commcomp.sweep.report import operations_text
 
+    rows = operation_rows()
+    if args.format == "json":
+        return emit(args, rows, None)
     write_output(operations_text(rows, wide=args.wide), args.out)
 
 

@@ -4,7 +4,8 @@ Stages, one module each: :mod:`~commcomp.sweep.spec` (the sweep file or command 
 :mod:`~commcomp.sweep.grid` (points and their seeds), :mod:`~commcomp.sweep.operations` (what a point
 runs), :mod:`~commcomp.sweep.engine` (where it runs), :mod:`~commcomp.sweep.store` (where results go),
 :mod:`~commcomp.sweep.runner` (the flow), :mod:`~commcomp.sweep.report` (tables and exports) and
-:mod:`~commcomp.sweep.plot` (pictures). ``commcomp sweep`` in ``cli.py`` drives them. The engine is generic: it imports nothing of
+:mod:`~commcomp.sweep.plot` (pictures); :mod:`~commcomp.sweep.command` runs ``commcomp sweep`` from plain
+options and :mod:`~commcomp.sweep.view` renders it (``cli.py`` only parses and prints). The engine is generic: it imports nothing of
 ``reductions``, whose operations :mod:`reductions.operations` registers.
 """
 
