@@ -303,58 +303,29 @@ def add_sweep(sub):
 # --------------------------------------------------------------------------------------------
 def cmd_bounds(args):
     from commcomp.bounds import compute_bounds, export_rows, plot_min_width
+    from commcomp.bounds.catalogue import parse_parameter_texts
+    from reductions.separations.holds import annotate_rows
 
-    hyper = {}
-    for item in args.param or []:
-        if "=" not in item:
-            raise CLIError(f"bounds: --param expects NAME=VALUE, got {item!r}")
-        name, value = item.split("=", 1)
-        try:
-            hyper[name.strip()] = float(value) if any(c in value for c in ".e") else int(value)
-        except ValueError:
-            raise CLIError(f"bounds: --param {name} needs a number, got {value!r}") from None
-    for name in ("d_state", "d_conv", "expand"):
-        if getattr(args, name) is not None:
-            hyper[name] = getattr(args, name)
+    hyper = parse_parameter_texts(args.param)
+    hyper.update({name: getattr(args, name) for name in ("d_state", "d_conv", "expand")
+                  if getattr(args, name) is not None})
     rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
                           layers=args.layers, width=args.width, kind=args.kind,
                           include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
-    from reductions.separations.holds import annotate_rows
-
     rows = annotate_rows(rows, args.precision, hyper)
     if args.plot:
         plot_min_width(rows, args.plot)
-    if args.computed:
-        _emit_computed_bounds(args)
-        return
+    if args.computed:  # exact minimum state bits from the task's own matrices, beside the catalogue
+        from reductions.search.computed import computed_bounds
+        from reductions.search.computed_view import computed_view
+
+        results = computed_bounds(args.task, args.n, args.precision)
+        return emit(args, results, lambda: computed_view(results))
     if args.format in ("json", "csv", "markdown", "latex"):
-        write_output(export_rows(rows, args.format), args.out)
-        return
+        return write_output(export_rows(rows, args.format), args.out)
     from commcomp.bounds.table import bounds_text
 
     write_output(bounds_text(rows, args.heads, width=args.width, wide=args.wide), args.out)
-
-
-def _emit_computed_bounds(args):
-    """``bounds --computed``: exact minimum state bits from the task's own matrices, beside the catalogue."""
-    from reductions.search.computed import PRODUCT_DOMAIN_TASKS, catalogue_check, computed_state_bits
-
-    tasks = args.task or list(PRODUCT_DOMAIN_TASKS)
-    results = []
-    for task in tasks:
-        for n in args.n:
-            bound = computed_state_bits(task, n)
-            results.append({**bound.to_json(), **catalogue_check(bound, args.precision)})
-    from commcomp.bounds.table import TASK_SHORT, number_text
-
-    rows = [[TASK_SHORT.get(r["task"], r["task"]), r["n"], r["length"], r["domain_size"],
-             " ".join(map(str, r["classes_per_cut"])), r["max_state_bits"], number_text(r["catalogue_state_bits"]),
-             r["catalogue_theorem"] or "-"] for r in results]
-    emit(args, results, lambda: rich_table(
-        "computed bounds: exact minimum state bits of any recurrent model (Myhill-Nerode classes per cut)",
-        ["task", "n", "N", "inputs", "classes at cuts 1..N-1", "state bits", "bound bits", "catalogue bound"],
-        rows, "state bits: exact, computed from the task's own ground truth over every input (no reduction, "
-        "no theorem); bound bits: the catalogue bound's state bits."))
 
 
 def add_bounds(sub):

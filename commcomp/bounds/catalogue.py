@@ -33,7 +33,7 @@ from commcomp.bounds.wdl import WDL_BOUNDS
 from commcomp.errors import InvalidParameterError, UnknownNameError
 
 __all__ = ["BOUNDS", "PARAMETERS", "applies_to", "bound_layers", "evaluate_bound", "get_bound",
-           "list_bounds", "substitutions", "theorem_rows", "value_of"]
+           "list_bounds", "parse_parameter_texts", "substitutions", "theorem_rows", "value_of"]
 
 #: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts.
 BOUNDS: tuple[Bound, ...] = (BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + COMMCOMP_PROTOCOL_BOUNDS
@@ -112,6 +112,29 @@ def applies_to(bound: Bound, arch: str, layers: int | None = None) -> bool:
     if layers is None:
         return True
     return layers == depth_of if bound.kind == "lower" else layers >= depth_of
+
+
+def parse_parameter_texts(items) -> dict:
+    """``NAME=VALUE`` texts (``bounds --param``) as bound parameters: a value with ``.`` or ``e`` is a
+    float, any other an integer.
+
+    >>> parse_parameter_texts(["eps=0.1", "k=3"])
+    {'eps': 0.1, 'k': 3}
+    >>> parse_parameter_texts(["q"])
+    Traceback (most recent call last):
+    ...
+    commcomp.errors.InvalidParameterError: bounds: --param expects NAME=VALUE, got 'q'
+    """
+    params = {}
+    for item in items or ():
+        if "=" not in item:
+            raise InvalidParameterError(f"bounds: --param expects NAME=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        try:
+            params[name.strip()] = float(value) if any(c in value for c in ".e") else int(value)
+        except ValueError:
+            raise InvalidParameterError(f"bounds: --param {name} needs a number, got {value!r}") from None
+    return params
 
 
 def theorem_rows() -> list[dict]:

@@ -33,7 +33,7 @@ from commcomp.errors import InvalidParameterError, TooLargeError
 from commcomp.limits import TOKEN_BYTES, check_memory
 
 __all__ = ["ComputedBound", "computed_state_bits", "product_domain", "PRODUCT_DOMAIN_TASKS",
-           "MAX_DOMAIN", "catalogue_check"]
+           "MAX_DOMAIN", "catalogue_check", "computed_bounds"]
 
 #: Tasks whose every sequence in the product of per-position alphabets is a valid input.
 PRODUCT_DOMAIN_TASKS = ("index-lookup", "string-equality", "string-disjointness", "dyck", "match2", "match3")
@@ -144,3 +144,18 @@ def catalogue_check(bound: ComputedBound, precision=32) -> dict:
     return {"catalogue_N": N, "catalogue_state_bits": value,
             "catalogue_theorem": None if best is None else f"{best.theorem} {best.tag}",
             "consistent": None if value is None else bool(value <= bound.max_state_bits)}
+
+
+def computed_bounds(tasks=None, sizes=(3,), precision=32) -> list[dict]:
+    """``bounds --computed``: for each task (default :data:`PRODUCT_DOMAIN_TASKS`) and size, the exact
+    minimum state bits (:func:`computed_state_bits`) beside the catalogue's bound (:func:`catalogue_check`).
+
+    >>> [r["max_state_bits"] for r in computed_bounds(["index-lookup"], [2, 3])]
+    [2, 3]
+    """
+    results = []
+    for task in tasks or PRODUCT_DOMAIN_TASKS:
+        for n in sizes:
+            bound = computed_state_bits(task, n)
+            results.append({**bound.to_json(), **catalogue_check(bound, precision)})
+    return results
