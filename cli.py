@@ -10,6 +10,7 @@ half-written output. Every subcommand takes ``--format`` and ``--out``; JSON goe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Callable
@@ -40,8 +41,7 @@ def _unshadow_packages() -> None:
 _unshadow_packages()
 
 from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
-from commcomp.jsonable import jsonable  # noqa: E402
-from commcomp.tables import command_text, rich_table  # noqa: E402
+from commcomp.tables import command_text  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 
@@ -96,8 +96,8 @@ def emit(args, payload, table: Callable[[], object]) -> None:
     write_output(command_text(args.format, payload, table), args.out)
 
 
-def progress(total: int, description: str):
-    """A rich progress bar on stderr (silent when stderr is not a terminal or total is small)."""
+def progress():
+    """A rich progress bar on stderr (silent when stderr is not a terminal)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.console import Console
 
@@ -105,6 +105,14 @@ def progress(total: int, description: str):
                     TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), TimeRemainingColumn(),
                     console=Console(stderr=True), transient=True,
                     disable=not sys.stderr.isatty())
+
+
+@contextlib.contextmanager
+def progress_callback(description: str):
+    """A ``(done, total)`` callback for library code, drawn as a progress bar on stderr."""
+    with progress() as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _int_at_least(text: str, minimum: int) -> int:
@@ -178,9 +186,6 @@ def add_list(sub):
 
 
 # --------------------------------------------------------------------------------------------
-# main
-# --------------------------------------------------------------------------------------------
-# --------------------------------------------------------------------------------------------
 # sweep (commcomp.sweep): grids of runs into a resumable SQLite database
 # --------------------------------------------------------------------------------------------
 def _sweep_workers(text: str) -> int:
@@ -213,7 +218,7 @@ def _sweep_run(args, spec):
     from commcomp.output import check_database
 
     check_database(db)
-    with progress(0, f"sweep {spec.name}") as bar:
+    with progress() as bar:
         task = bar.add_task(f"sweep {spec.name}", total=None)
 
         def on_start(todo, skipped):
@@ -412,12 +417,10 @@ def cmd_verify(args):
     from reductions.simulate import verify
     from reductions.simulate.view import verify_view
 
-    with progress(0, "verify") as bar:
-        task = bar.add_task(f"verify {args.task} / {args.arch}", total=None)
+    with progress_callback(f"verify {args.task} / {args.arch}") as update:
         out = verify(args.task, args.arch, args.n, args.precision, instances=args.instances,
                      exhaustive=args.exhaustive, method=args.method, max_states=args.max_states,
-                     progress=lambda done, total: bar.update(task, completed=done, total=total),
-                     **_model_kwargs(args))
+                     progress=update, **_model_kwargs(args))
     plot_if_asked(args.plot, out)
     emit(args, out, lambda: verify_view(out))
 
@@ -450,10 +453,8 @@ def cmd_witness(args):
     if args.width is None and args.weights == "random":
         raise CLIError("commcomp witness: --width is required with random weights (a model file or a "
                        "construction sets its own)")
-    with progress(0, "witness") as bar:
-        task = bar.add_task(f"witness {args.task} / {args.arch}", total=None)
-        out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget,
-                           progress=lambda done, total: bar.update(task, completed=done, total=total),
+    with progress_callback(f"witness {args.task} / {args.arch}") as update:
+        out = find_witness(args.task, args.arch, args.n, args.precision, budget=args.budget, progress=update,
                            method=args.method, max_states=args.max_states, time_limit=args.time_limit,
                            **_model_kwargs(args))
     plot_if_asked(args.plot, out)
@@ -592,16 +593,14 @@ def add_separations(sub):
 # import (reductions.importing): a torch state dict -> a commcomp model file
 # --------------------------------------------------------------------------------------------
 def cmd_import(args):
-    from reductions.importing import import_rows, import_torch
+    from reductions.importing import import_torch, import_view
 
     out = import_torch(args.state_dict, args.arch, args.out, task=args.task, n=args.n, problem=args.problem,
                        prefix=args.prefix, embedding=args.embedding, readout=args.readout,
                        nonlinearity=args.nonlinearity, heads=args.heads, activation=args.activation,
                        causal=None if args.bidirectional is None else False, norm_first=args.norm_first,
                        residual=args.residual, config=args.config, seed=args.seed)
-    args.out = None  # --out named the model file; the report goes to stdout
-    emit(args, out, lambda: rich_table(f"import torch {args.state_dict} ({out['arch']})", ["", ""],
-                                       import_rows(out)))
+    write_output(command_text(args.format, out, lambda: import_view(out)), None)  # --out is the model file
 
 
 def add_import(sub):
@@ -630,14 +629,14 @@ def add_import(sub):
 
 def cmd_automaton(args):
     from reductions.search.automaton.api import automaton_analysis, write_dot
-    from reductions.search.automaton.view import automaton_rows, automaton_title
+    from reductions.search.automaton.view import automaton_view
 
     out = automaton_analysis(args.task, args.arch, args.precision, width=args.width, layers=args.layers,
                              weights=args.weights, seed=args.seed, n=args.n, against=args.against,
                              alphabet=args.alphabet, suffix=args.suffix, max_states=args.max_states,
                              dot=args.dot is not None)
     write_dot(out, args.dot)
-    emit(args, out, lambda: rich_table(automaton_title(out), ["", ""], automaton_rows(out)))
+    emit(args, out, lambda: automaton_view(out))
 
 
 def add_automaton(sub):

@@ -33,7 +33,7 @@ import numpy as np
 
 from commcomp.errors import InvalidParameterError
 
-__all__ = ["import_torch", "torch_difference", "import_rows"]
+__all__ = ["import_torch", "torch_difference", "import_rows", "import_view"]
 
 CHECK_BATCH, CHECK_LENGTH = 64, 12
 
@@ -273,3 +273,10 @@ def import_rows(out: dict) -> list[list[str]]:
                      + (f", final norm {layout['final_norm']}" if layout.get("final_norm") else "")],
             ["compute dtype", f"{out['compute_dtype']} (a --precision format is applied by rounding onto its grid)"],
             ["conversion check", check]]
+
+
+def import_view(out: dict):
+    """The ``import`` command's table (rich), titled by the state dict it read."""
+    from commcomp.tables import rich_table
+
+    return rich_table(f"import torch {out['source']} ({out['arch']})", ["", ""], import_rows(out))

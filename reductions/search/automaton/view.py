@@ -12,7 +12,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["automaton_rows", "automaton_title"]
+__all__ = ["automaton_rows", "automaton_title", "automaton_view"]
 
 
 def automaton_title(out: dict) -> str:
@@ -49,3 +49,10 @@ def automaton_rows(out: dict) -> list:
     rows.append(["codec round trips failed", str(out["roundtrip_failures"])])
     rows.append(["seconds", f"{out['seconds']:.2f}"])
     return rows
+
+
+def automaton_view(out: dict):
+    """The ``automaton`` command's table (rich)."""
+    from commcomp.tables import rich_table
+
+    return rich_table(automaton_title(out), ["", ""], automaton_rows(out))
