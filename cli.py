@@ -1,4 +1,13 @@
-"""The ``commcomp`` command line: argument parsing, rendering with rich, exit codes.
+"""The ``commcomp`` command line: argument parsing and dispatch, exit codes.
+
+Each ``cmd_*`` maps its arguments onto one library call and prints the result through the view
+that sits beside the library code (JSON through :func:`commcomp.tables.command_text`, which uses
+the one :func:`commcomp.jsonable.jsonable`): ``list`` reductions.listing + commcomp.listing;
+``bounds`` commcomp.bounds (+ reductions.search.computed_view); ``simulate``/``verify``
+reductions.simulate.view; ``witness`` reductions.search.witness_view; ``construct``
+reductions.search.construct(_view); ``matrix`` commcomp.matrix.view; ``separations``
+reductions.separations.command; ``sweep`` commcomp.sweep.command/view; ``import``
+reductions.importing; ``automaton`` reductions.search.automaton.view.
 
 Library code raises; this module reports. A :class:`commcomp.errors.CommcompError` (or a bad
 argument) becomes one line on stderr and exit status 2, never a traceback, and ``--out`` files
@@ -10,7 +19,6 @@ half-written output. Every subcommand takes ``--format`` and ``--out``; JSON goe
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from typing import Callable
@@ -41,6 +49,7 @@ def _unshadow_packages() -> None:
 _unshadow_packages()
 
 from commcomp.errors import CommcompError  # noqa: E402  (after the path fix above)
+from commcomp.progress import progress_callback  # noqa: E402
 from commcomp.tables import command_text  # noqa: E402
 
 EXIT_BAD_INPUT = 2
@@ -94,25 +103,6 @@ def check_destinations(args) -> None:
 def emit(args, payload, table: Callable[[], object]) -> None:
     """Write ``payload`` as JSON or the rich renderables from ``table()`` as text."""
     write_output(command_text(args.format, payload, table), args.out)
-
-
-def progress():
-    """A rich progress bar on stderr (silent when stderr is not a terminal)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-    from rich.console import Console
-
-    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
-                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                    console=Console(stderr=True), transient=True,
-                    disable=not sys.stderr.isatty())
-
-
-@contextlib.contextmanager
-def progress_callback(description: str):
-    """A ``(done, total)`` callback for library code, drawn as a progress bar on stderr."""
-    with progress() as bar:
-        task = bar.add_task(description, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _int_at_least(text: str, minimum: int) -> int:
@@ -208,7 +198,7 @@ def cmd_sweep_run(args):
 
 def _sweep_run(args, spec):
     from commcomp.sweep.command import dry_run_points, run_and_read
-    from commcomp.sweep.view import dry_run_view, run_view
+    from commcomp.sweep.view import dry_run_view, run_view, sweep_progress
 
     db = spec.default_db_path() if args.db is None else args.db
     if args.dry_run:
@@ -218,16 +208,7 @@ def _sweep_run(args, spec):
     from commcomp.output import check_database
 
     check_database(db)
-    with progress() as bar:
-        task = bar.add_task(f"sweep {spec.name}", total=None)
-
-        def on_start(todo, skipped):
-            bar.update(task, total=todo, description=f"sweep {spec.name} ({skipped} already done)")
-
-        def on_result(point, record, counts):
-            bar.update(task, completed=counts["done"],
-                       description=f"sweep {spec.name}: {counts['failed']} failed")
-
+    with sweep_progress(spec.name) as (on_start, on_result):
         run = run_and_read(spec, db, workers=args.workers, scheduler=args.scheduler, force=args.force,
                            retry_errors=args.retry_errors, on_start=on_start, on_result=on_result)
     emit(args, run.to_json(), lambda: run_view(run, limit=args.limit))

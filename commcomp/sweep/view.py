@@ -10,12 +10,13 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from ..tables import console_width, render_rich, rich_table
 from .report import cell_text, compact_columns, fit_columns, flatten, to_csv, to_json, to_markdown
 
-__all__ = ["sweep_table", "shown_path", "run_totals", "dry_run_view", "run_view", "show_text"]
+__all__ = ["sweep_table", "shown_path", "run_totals", "dry_run_view", "run_view", "show_text", "sweep_progress"]
 
 
 def shown_path(path: str) -> str:
@@ -97,3 +98,21 @@ def show_text(read, fmt: str = "table", *, all_columns: bool = False, wide: bool
     return render_rich(sweep_table(f"sweep results: {read.db}", read.rows, axes=read.axes,
                                    columns=chosen or (columns if all_columns else None),
                                    caption=caption or "empty", wide=wide))
+
+
+@contextlib.contextmanager
+def sweep_progress(name: str):
+    """``(on_start, on_result)`` callbacks of :func:`.runner.run_sweep`, drawn as a progress bar on
+    stderr: the points to do, those already done, then the count done and failed."""
+    from ..progress import progress_bar
+
+    with progress_bar() as bar:
+        task = bar.add_task(f"sweep {name}", total=None)
+
+        def on_start(todo, skipped):
+            bar.update(task, total=todo, description=f"sweep {name} ({skipped} already done)")
+
+        def on_result(point, record, counts):
+            bar.update(task, completed=counts["done"], description=f"sweep {name}: {counts['failed']} failed")
+
+        yield on_start, on_result
