@@ -509,7 +509,8 @@ def cmd_bounds(args):
             hyper[name] = getattr(args, name)
     rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
                           layers=args.layers, width=args.width, kind=args.kind,
-                          include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
+                          include_randomized=not args.no_randomized, include_variants=args.variants,
+                          error=args.error, **hyper)
     from reductions.separations.holds import annotate_rows
 
     rows = annotate_rows(rows, args.precision, hyper)
@@ -568,6 +569,8 @@ def add_bounds(sub):
                    help="bound parameter (eps, gamma, delta, q, dprime, alphabet, k, ...); repeatable")
     p.add_argument("--no-randomized", action="store_true", help="leave out the randomized forms")
     p.add_argument("--variants", action="store_true", help="include variant entries (index first, RAG, ...)")
+    p.add_argument("--error", type=float, metavar="EPS",
+                   help="add the average-case rows: error EPS in (0, 1/2) under uniform inputs")
     p.add_argument("--computed", action="store_true",
                    help="exact bounds computed from the task itself at small N (--n is then the task size)")
     p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (SVG or PNG; needs matplotlib)")
