@@ -928,6 +928,7 @@ def _short_formula(expression) -> str:
 def cmd_matrix(args):
     from commcomp.errors import InvalidParameterError
     from commcomp.matrix import measure, measure_problem
+    from commcomp.matrix.discrepancy import discrepancy_rows
     from commcomp.matrix.matrix_file import load_matrix
     from commcomp.problems import get_problem
 
@@ -963,6 +964,7 @@ def cmd_matrix(args):
             if value is None:
                 continue
             rows.append([field, value, report.labels.get(field, "")])
+        rows += discrepancy_rows(payload)  # commcomp.matrix.discrepancy
         checks = [[c.measure, {"verified": "ok", "unverified": "unverified"}.get(c.status, "FAILED"), c.detail]
                   for c in report.checks]
         title = (f"{problem.name}, n = {args.n}" if problem is not None else args.matrix)
@@ -985,7 +987,7 @@ def add_matrix(sub):
     p.add_argument("problem", nargs="?", help="index, disjointness, equality, inner-product, greater-than")
     p.add_argument("--n", type=int, help="input bits per party (small: the matrix is 2^n x 2^n)")
     p.add_argument("--matrix", metavar="FILE", help="your own 0/1 matrix instead (.npy, .csv or whitespace text)")
-    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition", "cover"],
+    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition", "cover", "discrepancy"],
                    help="which measures (default: all that fit their size limits)")
     p.add_argument("--solver", default="auto", choices=["auto", "search", "cadical", "cpsat", "z3"],
                    help="for partition and cover numbers (default auto: CaDiCaL if installed, else branch and bound)")
