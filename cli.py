@@ -726,6 +726,7 @@ def cmd_verify(args):
     from reductions.search.reachable.plot import describe_count
     from reductions.search.attention.render import zero_sum_rows
     from reductions.search.reachable.render import correct_text, plot_if_asked, reachable_rows, wrong_rows
+    from commcomp.bounds.error_check import error_rows
 
     plot_if_asked(args, out)
     k = out["instances"]
@@ -734,6 +735,7 @@ def cmd_verify(args):
     rows = [["instances", f"{describe_count(k)} ({'all' if out['exhaustive'] else 'random'}; "
                           f"{out['method']})"],
             ["faithful", faithful], ["correct", correct_text(out)], *wrong_rows(out),
+            *error_rows(out, describe_count),  # commcomp.bounds.error_check
             ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
                                  f"{'s' if out['protocol_rounds'] > 1 else ''})"],
             ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],
