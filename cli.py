@@ -297,7 +297,8 @@ def cmd_bounds(args):
                   if getattr(args, name) is not None})
     rows = compute_bounds(args.n, args.precision, heads=args.heads, task=args.task, arch=args.arch,
                           layers=args.layers, width=args.width, kind=args.kind,
-                          include_randomized=not args.no_randomized, include_variants=args.variants, **hyper)
+                          include_randomized=not args.no_randomized, include_variants=args.variants,
+                          error=args.error, **hyper)
     rows = annotate_rows(rows, args.precision, hyper)
     if args.plot:
         plot_min_width(rows, args.plot)
@@ -334,6 +335,8 @@ def add_bounds(sub):
                    help="bound parameter (eps, gamma, delta, q, dprime, alphabet, k, ...); repeatable")
     p.add_argument("--no-randomized", action="store_true", help="leave out the randomized forms")
     p.add_argument("--variants", action="store_true", help="include variant entries (index first, RAG, ...)")
+    p.add_argument("--error", type=float, metavar="EPS",
+                   help="add the average-case rows: error EPS in (0, 1/2) under uniform inputs")
     p.add_argument("--computed", action="store_true",
                    help="exact bounds computed from the task itself at small N (--n is then the task size)")
     p.add_argument("--plot", metavar="FILE", help="draw minimum width against N (SVG or PNG; needs matplotlib)")
@@ -508,7 +511,7 @@ def add_matrix(sub):
     p.add_argument("problem", nargs="?", help="index, disjointness, equality, inner-product, greater-than")
     p.add_argument("--n", type=int, help="input bits per party (small: the matrix is 2^n x 2^n)")
     p.add_argument("--matrix", metavar="FILE", help="your own 0/1 matrix instead (.npy, .csv or whitespace text)")
-    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition", "cover"],
+    p.add_argument("--measure", nargs="+", choices=["rows", "rank", "fooling", "partition", "cover", "discrepancy"],
                    help="which measures (default: all that fit their size limits)")
     p.add_argument("--solver", default="auto", choices=["auto", "search", "cadical", "cpsat", "z3"],
                    help="for partition and cover numbers (default auto: CaDiCaL if installed, else branch and bound)")

@@ -53,7 +53,8 @@ class BoundRow:
     ``holds_at_precision`` (construction rows): whether commcomp's explicit weights for it are
     correct at this N and precision (True / False), None where unchecked (filled by
     ``reductions.separations.holds.annotate_rows``: the check runs models, which this package does
-    not import).
+    not import); ``error`` the error ε under uniform inputs of an average-case row
+    (:mod:`commcomp.bounds.average`, shown with ``error=``), None on worst-case rows.
     """
 
     task: str
@@ -91,6 +92,7 @@ class BoundRow:
     cot: str = ""
     width_means: str = ""
     holds_at_precision: bool | None = None
+    error: float | None = None
 
 
 #: Field names in order (the export column order).
@@ -236,6 +238,21 @@ def _width_and_capacity(quantity: str, exact, arch: str, resolved: dict, bits: i
     return min_w, cap, 0
 
 
+def _error_value(error: object) -> object:
+    """``error`` checked to lie in (0, 1/2) (the average-case rows need ``eps < 1/2``)."""
+    from fractions import Fraction
+
+    if isinstance(error, bool) or not isinstance(error, (int, float, Fraction, str)):
+        raise InvalidParameterError(f"error must be a number in (0, 1/2), got {error!r}")
+    try:
+        value = Fraction(str(error))
+    except (ValueError, ZeroDivisionError):
+        raise InvalidParameterError(f"error must be a number in (0, 1/2), got {error!r}") from None
+    if not 0 < value < Fraction(1, 2):
+        raise InvalidParameterError(f"error must lie in (0, 1/2), got {error}")
+    return error
+
+
 def _summary(bound: Bound, value, min_width: int | None, lhs: str) -> str:
     if bound.formula is None:
         return bound.paper_form or bound.assumptions
@@ -253,7 +270,7 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                    task: str | Iterable[str] | None = None, arch: str | Iterable[str] | None = None, *,
                    layers: int | None = None, width: int | None = None, kind: str | None = None,
                    include_randomized: bool = True, include_variants: bool = False,
-                   **hyper: object) -> list[BoundRow]:
+                   error: float | None = None, **hyper: object) -> list[BoundRow]:
     """Evaluate the catalogue for lengths, precision, heads, tasks and architectures.
 
     Parameters
@@ -275,6 +292,9 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
     include_randomized, include_variants : bool
         Keep the randomized forms (at ``eps``, default 1/3); keep entries about other input formats or
         augmented models (index first, RAG, general alphabet).
+    error : float, optional
+        An error ε in (0, 1/2): adds the average-case rows (uniform inputs, :mod:`commcomp.bounds.average`)
+        evaluated at ε, each with ``error = ε``; without it they are left out.
     **hyper
         Architecture hyper-parameters (``d_state``, ``d_conv``, ``expand``, ``complex_state``,
         ``value_factor``) and bound parameters (:data:`~commcomp.bounds.catalogue.PARAMETERS`: ``eps``,
@@ -308,8 +328,11 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
     params = {k: v for k, v in hyper.items() if k in PARAMETERS}
     per_arch = _split_hyper({k: v for k, v in hyper.items() if k not in PARAMETERS})
     evaluator = _Evaluator(bits, heads, params)
+    average = None if error is None else _Evaluator(bits, heads, {**params, "eps": _error_value(error)})
     for length in lengths:
         evaluator.subs(length)  # validates parameters before any work
+        if average is not None:
+            average.subs(length)
     rows: list[tuple[tuple, BoundRow]] = []
     for arch_index, arch_name in enumerate(archs):
         spec = ARCHITECTURES[arch_name]
@@ -322,8 +345,11 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
         is_transformer = spec.arch_class == "transformer"
         shown_params = ", ".join(f"{k}={v}" for k, v in resolved.items() if not (is_transformer and k == "layers"))
         for bound in BOUNDS:
+            if bound.error_model and average is None:
+                continue
+            bound_eval = average if bound.error_model else evaluator
             if (bound.task not in tasks or bound.kind == "separation" or (kind and bound.kind != kind)
-                    or (bound.randomized and not include_randomized)
+                    or (bound.randomized and not include_randomized and not bound.error_model)
                     or (bound.variant and not include_variants)
                     or not applies_to(bound, arch_name, layers if is_transformer else resolved.get("layers", 1))):
                 continue
@@ -333,10 +359,10 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                 depth = resolved.get("layers")
             lhs, lhs_latex = _lhs(bound, arch_name, resolved)
             for n_index, length in enumerate(lengths):
-                subs = evaluator.subs(length)
+                subs = bound_eval.subs(length)
                 if not conditions_hold(bound, subs):
                     continue
-                exact = evaluator.value(bound, length)
+                exact = bound_eval.value(bound, length)
                 min_w, cap, log_coeff = _width_and_capacity(bound.quantity, exact, arch_name, resolved, bits,
                                                             heads, length, width)
                 value = to_number(exact)
@@ -346,7 +372,7 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                     theorem=bound.id, assumptions=bound.assumptions, n=length, precision=bits, heads=heads,
                     layers=depth, min_width=min_w,
                     state_bits=value if bound.quantity == "state_bits" else None, width=width,
-                    crossover_n=evaluator.crossover(bound, cap, log_coeff), randomized=bound.randomized,
+                    crossover_n=bound_eval.crossover(bound, cap, log_coeff), randomized=bound.randomized,
                     eps=float(subs[eps]) if bound.randomized else None, tag=bound.tag, label=bound.label,
                     paper=bound.paper, split=bound.split, arch_class=spec.arch_class,
                     arch_params=shown_params, summary=_summary(bound, value, min_w, lhs),
@@ -354,6 +380,7 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                     formula_latex=bound.relation_latex(lhs_latex), n_means=bound.n_means,
                     evidence=bound.evidence, precision_model=bound.precision_model, cot=bound.cot,
                     width_means=width_means(arch_name),
+                    error=float(subs[eps]) if bound.error_model else None,
                 )
                 key = (n_index, TASKS.index(bound.task), arch_index, depth or 0,
                        bound.kind != "lower", bound.randomized)

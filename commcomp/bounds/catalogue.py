@@ -18,6 +18,7 @@ from numbers import Real
 import sympy as sp
 
 from commcomp.architectures import get_architecture
+from commcomp.bounds.average import AVERAGE_BOUNDS
 from commcomp.bounds.bhbk import BHBK_BOUNDS
 from commcomp.bounds.commcomp_derived import COMMCOMP_BOUNDS
 from commcomp.bounds.commcomp_protocols import COMMCOMP_PROTOCOL_BOUNDS
@@ -35,9 +36,10 @@ from commcomp.errors import InvalidParameterError, UnknownNameError
 __all__ = ["BOUNDS", "PARAMETERS", "applies_to", "bound_layers", "evaluate_bound", "get_bound",
            "list_bounds", "parse_parameter_texts", "substitutions", "theorem_rows", "value_of"]
 
-#: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts.
+#: Every catalogue entry, by paper: BHBK, SHT, WDL, commcomp's own, standard CC facts, then the
+#: average-case rows (:mod:`commcomp.bounds.average`).
 BOUNDS: tuple[Bound, ...] = (BHBK_BOUNDS + SHT_BOUNDS + WDL_BOUNDS + COMMCOMP_BOUNDS + COMMCOMP_PROTOCOL_BOUNDS
-                             + STANDARD_BOUNDS + NEWER_BOUNDS)
+                             + STANDARD_BOUNDS + NEWER_BOUNDS + AVERAGE_BOUNDS)
 _BY_ID = {b.id: b for b in BOUNDS}
 if len(_BY_ID) != len(BOUNDS):  # pragma: no cover - a catalogue bug, caught at import
     raise RuntimeError("duplicate bound ids in the catalogue")

@@ -25,7 +25,7 @@ from commcomp.architectures import m
 from commcomp.errors import UnknownNameError
 
 __all__ = [
-    "ARCH_CLASSES", "Bound", "EVIDENCE", "EVIDENCE_TEXT", "H2", "KINDS", "LABELS", "LOWER_LABELS",
+    "ARCH_CLASSES", "Bound", "ERROR_MODELS", "EVIDENCE", "EVIDENCE_TEXT", "H2", "KINDS", "LABELS", "LOWER_LABELS",
     "N_MEANING", "N_SEQUENCE", "PRECISION_MODELS", "PAPERS", "PROBLEMS", "QUANTITIES", "TAGS",
     "TASKS", "H", "C", "N", "c", "delta", "depth", "dprime", "eps", "gamma", "k", "k_lit", "log2", "m", "n", "p",
     "q", "resolve_task", "sigma", "types", "attn_eps", "floor_div", "latex", "text", "times",
@@ -213,6 +213,8 @@ N_MEANING = {
 }
 N_SEQUENCE = "N = sequence length in tokens"
 PRECISION_MODELS = ("", "p-bit numbers", "exact partial sums", "infinite precision")
+#: How an entry counts errors: worst case (empty) or averaged over uniform inputs.
+ERROR_MODELS = ("", "uniform")
 PAPERS = ("BHBK", "SHT", "WDL", "commcomp", "standard", "SHT24", "PNP", "SAF", "JBKM", "JRT")
 
 CITATIONS = {
@@ -306,6 +308,10 @@ class Bound:
         Registry names of the only architectures the entry covers (empty: its whole class).
     layers : int or None
         Depth a recurrent entry is stated for (None: any depth; Transformer depth is in ``arch_class``).
+    error_model : str
+        ``""``: worst case (right on every input, or randomized at ``eps`` on every input); ``"uniform"``:
+        error ``eps`` averaged over uniform inputs (:mod:`commcomp.bounds.average`); the calculator shows
+        these only when given an error (``bounds --error EPS``).
     """
 
     id: str
@@ -335,6 +341,7 @@ class Bound:
     cot: str = ""
     archs: tuple[str, ...] = ()
     layers: int | None = None
+    error_model: str = ""
 
     def __post_init__(self) -> None:
         if self.paper not in PAPERS:
@@ -352,6 +359,8 @@ class Bound:
             object.__setattr__(self, "evidence", self._default_evidence())
         if self.evidence not in EVIDENCE:
             raise ValueError(f"{self.id}: evidence {self.evidence!r}")
+        if self.error_model not in ERROR_MODELS:
+            raise ValueError(f"{self.id}: error model {self.error_model!r}")
         if self.precision_model not in PRECISION_MODELS:
             raise ValueError(f"{self.id}: precision model {self.precision_model!r}")
         if not self.label:

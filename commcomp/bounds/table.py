@@ -117,4 +117,9 @@ def _bounds_text(rows, heads, *, width, wide, checked) -> str:
     if checked:
         columns.append("weights")
         table = [line + [holds_text(r)] for line, r in zip(table, rows)]
+    if any(getattr(r, "error", None) is not None for r in rows):  # bounds --error: the average-case rows
+        columns.append("error")
+        table = [line + [number_text(getattr(r, "error", None))] for line, r in zip(table, rows)]
+        caption += (" error: the error eps under uniform inputs an average-case row allows "
+                    "(commcomp.bounds.average); - on worst-case rows.")
     return text_table("commcomp bounds", columns, table, caption, one_line=not wide)

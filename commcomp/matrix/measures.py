@@ -20,6 +20,7 @@ import numpy as np
 
 from .build import as_matrix, problem_matrix
 from .certificates import CertificateCheck, check_certificate
+from .discrepancy import discrepancy
 from .fooling import largest_fooling_set
 from .gf2 import rank_gf2
 from .protocol_tree import deterministic_cc
@@ -82,6 +83,7 @@ MEASURES: Mapping[str, _MeasureGroup] = MappingProxyType({
     "fooling": _MeasureGroup("fooling", largest_fooling_set),
     "partition": _MeasureGroup("partition", partition_number_1, partition_number_0, deterministic_cc),
     "cover": _MeasureGroup("cover", cover_number_1, cover_number_0),
+    "discrepancy": _MeasureGroup("discrepancy", discrepancy),
 })
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class MatrixReport:
     nondeterministic_cc: int | None = None
     conondeterministic_cc: int | None = None
     deterministic_cc: int | None = None
+    discrepancy: Mapping | None = None
+    spectral_discrepancy_bound: float | None = None
     certificates_checked: bool = False
     labels: Mapping[str, str] = field(default_factory=dict)
     results: tuple = ()
@@ -133,6 +137,8 @@ class MatrixReport:
         True
         """
         out = {name: getattr(self, name) for name in JSON_FIELDS}
+        if self.discrepancy is not None:
+            out["discrepancy"] = dict(self.discrepancy)
         if self.fooling_set is not None:
             out["fooling_set"] = [list(cell) for cell in self.fooling_set]
         if details:
@@ -173,8 +179,8 @@ def measure(matrix, names=None, *, problem: str | None = None, n: int | None = N
     ----------
     matrix : (R, C) 0/1 array
     names : iterable of str, optional
-        Keys of :data:`MEASURES` (``rows``, ``rank``, ``fooling``, ``partition``, ``cover``);
-        default all.
+        Keys of :data:`MEASURES` (``rows``, ``rank``, ``fooling``, ``partition``, ``cover``,
+        ``discrepancy``); default all.
     problem, n : optional
         Recorded in the report (``to_json`` carries them).
     check : bool
@@ -253,6 +259,9 @@ def _record(res, values: dict, labels: dict) -> None:
     elif kind == "deterministic_cc":
         values.update(deterministic_cc=res.deterministic_cc)
         labels.update(deterministic_cc=res.label)
+    elif kind == "discrepancy":
+        values.update(discrepancy=MappingProxyType(res.to_json()), spectral_discrepancy_bound=res.spectral_bound)
+        labels.update(discrepancy=res.label, spectral_discrepancy_bound="upper bound: ||(-1)^M||_2 / sqrt(R C)")
     elif kind in ("partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0"):
         values[kind] = res.value
         labels[kind] = res.label

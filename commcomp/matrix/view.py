@@ -29,11 +29,12 @@ def matrix_view(report, source: str | None = None) -> list:
     """The measures with their labels, the certificates' checks, what was skipped and, for a
     registered problem, its known complexity from the catalogue; ``source`` names a matrix file."""
     from ..problems import get_problem
+    from .discrepancy import discrepancy_rows
 
     checks = [[c.measure, _CHECK_TEXT.get(c.status, "FAILED"), c.detail] for c in report.checks]
     title = f"{report.problem}, n = {report.n}" if report.problem is not None else source
     out = [rich_table(f"{title}: {report.rows} x {report.cols} matrix", ["measure", "value", "what it is"],
-                      report.table_rows()),
+                      report.table_rows() + discrepancy_rows(report.to_json())),
            rich_table("certificates, re-checked independently", ["measure", "check", "detail"], checks)]
     if report.skipped:
         out.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in dict(report.skipped).items()))

@@ -151,4 +151,10 @@ DERIVED: tuple[ClaimSpec, ...] = (
                 "transformer", 2, f"{task}-2tf")
       for short, name, task in (("EQ", "String Equality", "string-equality"),
                                 ("DISJ", "Disjointness", "string-disjointness"))),
+    # issue 24: evaluated by claims_average (an exact error against the average-case floor, not a separation)
+    ClaimSpec("derived-avg-IL-RNN", "derived",
+              "Index Lookup on uniform inputs: a random RNN below the worst-case bound is wrong on at least "
+              "H2^-1(1 - bits/N) of all inputs; its exact error, counted over every input, respects it",
+              "CC-INDEX-avg, COMMCOMP-AVG-IL-RNN beside BHBK-IL-RNN", "error >= H2^-1(1 - S(m)p/N)",
+              "index-lookup", "elman", 1, None, None, None),
 )

@@ -224,6 +224,7 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
 
     from reductions.registry import get_task
 
+    from .claims_average import AVERAGE_CLAIMS
     from .claims_qsa import qsa_claim
 
     fmt = parse_precision(precision)
@@ -235,6 +236,8 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
         start = time.perf_counter()
         if spec.q is not None:
             result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed)
+        elif spec.claim in AVERAGE_CLAIMS:
+            result = AVERAGE_CLAIMS[spec.claim](spec, fmt, seed=seed, heads=heads)
         else:
             lad = _ladder_for(spec, ladders)
             if lad is None:

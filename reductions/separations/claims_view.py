@@ -41,6 +41,8 @@ def _tag(evidence) -> str:
 
 
 def _points(result) -> str:
+    if result.extra.get("points_text"):  # a line that is not a separation says its own (claims_average)
+        return result.extra["points_text"]
     parts = []
     for p in result.points:
         weak = "-" if p.weak_width is None else f"{p.weak_width}{_tag(p.weak_evidence)}"
@@ -60,6 +62,8 @@ def _claim_cell(result) -> str:
 
 
 def _verdict(result) -> str:
+    if result.verdict == "shown" and result.extra.get("verdict_text"):
+        return result.extra["verdict_text"]
     if result.verdict == "shown":
         return f"shown at N = {result.checked_N} ({result.precision}): all four checks passed"
     return f"not shown: {result.reason}"

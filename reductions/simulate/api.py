@@ -184,7 +184,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         out, fallback = try_reachable(reachable_verify, sim, method, max_states=max_states, max_bytes=max_bytes,
                                       progress=progress)
         if out is not None:
-            return out
+            return with_error_check(out)
     method = {"auto": "prefix-tree", "enumerate": "plain"}.get(method, method)
     size = chunk_rows(sim.split.length, rows, position_bytes(sim.reduction, sim.n))
     if not exhaustive:
@@ -227,7 +227,7 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         if progress is not None:
             progress(counts["instances"], total)
     k = max(1, counts["instances"])
-    return {
+    return with_error_check({
         "task": sim.task.name, "problem": sim.problem.name, "arch": sim.arch, "n": sim.n,
         "precision": sim.precision.name, "width": sim.width, "layers": sim.layers, "heads": sim.heads,
         "weights": sim.weights, "seed": int(seed), "backend": sim.backend,
@@ -246,4 +246,14 @@ def verify(task, arch=None, n=8, precision="float32", *, width=None, layers=None
         "saturations": sim.precision.saturations.count - saturations0,
         "seconds": time.perf_counter() - start,
         "seconds_protocol": t_proto, "seconds_reference": t_ref,
-    }
+    })
+
+
+def with_error_check(out: dict) -> dict:
+    """``out`` with ``exact_error``, ``error_floor``, ``consistent`` (:mod:`commcomp.bounds.error_check`)."""
+    from commcomp.bounds.error_check import error_check
+
+    out.update(error_check(out["problem"], out["n"], instances=out["instances"], wrong=out.get("wrong_count"),
+                           bits=out["bits_per_message"], rounds=out["protocol_rounds"],
+                           distinct=out.get("distinct_messages"), exhaustive=out["exhaustive"]))
+    return out

@@ -116,6 +116,7 @@ def verify_view(out: dict):
     """The rich table of ``commcomp verify``: counts of faithful and correct runs, the message size
     against the lower bound, and what the reachable-states engine found."""
     from reductions.search.reachable.plot import describe_count
+    from commcomp.bounds.error_check import error_rows
     from reductions.search.reachable.render import correct_text, reachable_rows, wrong_rows
 
     k = out["instances"]
@@ -124,6 +125,7 @@ def verify_view(out: dict):
     rows = [["instances", f"{describe_count(k)} ({'all' if out['exhaustive'] else 'random'}; "
                           f"{out['method']})"],
             ["faithful", faithful], ["correct", correct_text(out)], *wrong_rows(out),
+            *error_rows(out, describe_count),  # commcomp.bounds.error_check
             ["bits per message", f"{out['bits_per_message']} ({out['protocol_rounds']} round"
                                  f"{'s' if out['protocol_rounds'] > 1 else ''})"],
             ["lower bound", f"{out['lower_bound_bits']} bits ({out['theorem']})"],

@@ -18,11 +18,12 @@ DESIGN_FIELDS = {"problem", "n", "rows", "cols", "distinct_rows", "one_way_bits"
                  "rank_gf2", "log_rank_bound", "fooling_set_size", "fooling_set", "partition_number",
                  "partition_number_1", "partition_number_0", "cover_number_1", "cover_number_0",
                  "deterministic_cc", "certificates_checked"}
-EXTRA_FIELDS = {"nondeterministic_cc", "conondeterministic_cc"}  # ceil(log2 C1), ceil(log2 C0)
+EXTRA_FIELDS = {"nondeterministic_cc", "conondeterministic_cc",  # ceil(log2 C1), ceil(log2 C0)
+                "discrepancy", "spectral_discrepancy_bound"}  # issue 24 (commcomp.matrix.discrepancy)
 
 
 def test_registry_names():
-    assert list(MEASURES) == ["rows", "rank", "fooling", "partition", "cover"]
+    assert list(MEASURES) == ["rows", "rank", "fooling", "partition", "cover", "discrepancy"]
     assert set(JSON_FIELDS) == DESIGN_FIELDS | EXTRA_FIELDS
     got = MEASURES["rank"](problem_matrix("equality", 2))
     assert [r.measure for r in got] == ["rank_rational", "rank_gf2"]
