@@ -20,7 +20,8 @@ i.e. Bob is right with probability at most ``1 - H2⁻¹(1 - b/n)``.  Randomness
 coins).  The optimum itself is a covering problem: Bob's answers for message ``m`` are a word ``c_m``, Alice
 sends the nearest, and the error is the mean Hamming distance of ``x`` to the code ``{c_m}`` over ``n``; the
 floor is the rate-distortion converse ``R(D) = 1 - H2(D)`` and is tight as ``n → ∞``.  Checked against that
-exact optimum for every ``n <= 4`` and message size, and ``n = 5`` with ``b <= 2`` (tests/bounds/test_average.py), and ``H(M) <= log2 |messages|``
+exact optimum for every ``n <= 4`` and message size, and ``n = 5`` with ``b <= 2``
+(tests/bounds/test_average.py), and ``H(M) <= log2 |messages|``
 lets a count of distinct messages replace ``b``.
 
 Inner product mod 2, uniform inputs (``CC-IP2-avg-*``, [D✓]).  Lindsey's lemma: for ``S, T ⊆ {0,1}^n``,
