@@ -20,7 +20,8 @@ i.e. Bob is right with probability at most ``1 - H2⁻¹(1 - b/n)``.  Randomness
 coins).  The optimum itself is a covering problem: Bob's answers for message ``m`` are a word ``c_m``, Alice
 sends the nearest, and the error is the mean Hamming distance of ``x`` to the code ``{c_m}`` over ``n``; the
 floor is the rate-distortion converse ``R(D) = 1 - H2(D)`` and is tight as ``n → ∞``.  Checked against that
-exact optimum for every ``n <= 5`` and code size (tests/bounds/test_average.py), and ``H(M) <= log2 |messages|``
+exact optimum for every ``n <= 4`` and message size, and ``n = 5`` with ``b <= 2``
+(tests/bounds/test_average.py), and ``H(M) <= log2 |messages|``
 lets a count of distinct messages replace ``b``.
 
 Inner product mod 2, uniform inputs (``CC-IP2-avg-*``, [D✓]).  Lindsey's lemma: for ``S, T ⊆ {0,1}^n``,
@@ -93,7 +94,7 @@ AVERAGE_BOUNDS: tuple[Bound, ...] = (
                      "(commcomp.bounds.average); b may be log2 of the number of distinct messages",
          source="Fano's inequality; rate-distortion converse R(D) = 1 - H2(D)", tags=("[D✓]",),
          paper_form="Pr[Bob right] <= 1 - H2^-1(1 - b/n)",
-         status="checked against the exact optimum (covering codes) for n <= 5"),
+         status="checked against the exact optimum (covering codes) for n <= 4, and n = 5 with b <= 2"),
     _std(id="CC-IP2-avg-1W", problem="inner-product", split="one-way A->B, uniform x and y",
          formula=n - 2 * _ADV, conditions=(eps < _half,),
          assumptions="Bob answers from (message, y); per class sum_y |F_m(y)| <= 2^n sqrt|S_m|, "
@@ -107,7 +108,7 @@ AVERAGE_BOUNDS: tuple[Bound, ...] = (
                      "(Bob answering without sending it: subtract 1)",
          source="Chor & Goldreich 1988; Lindsey's lemma", tags=("[D✓]",),
          paper_form="error >= (1 - 2^c 2^(-n/2))/2",
-         status="disc checked exactly for n <= 3 (commcomp.matrix.discrepancy)"),
+         status="disc(IP_n) computed exactly for n <= 4 (commcomp.matrix.discrepancy), under 2^(-n/2)"),
     _own(id="COMMCOMP-AVG-IL-RNN", task="index-lookup", problem="index", split=_ONE_WAY,
          arch_class="recurrent", quantity="state_bits", formula=(1 - H2(eps)) * N, conditions=(eps < _half,),
          assumptions="binary symbols s_1..s_N uniform, query uniform: INDEX_N -> Index Lookup maps uniform to "

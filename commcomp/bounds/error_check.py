@@ -80,7 +80,8 @@ def error_rows(out: dict, show=str) -> list[list[str]]:
         return []
     from commcomp.counts import fraction_text
 
-    rows = [["exact error", fraction_text(out["wrong_count"], out["instances"], show)]]
+    rows = [["exact error", f"{fraction_text(out['wrong_count'], out['instances'], show)} = "
+                            f"{out['exact_error_value']:.6g}"]]
     if out.get("error_floor") is not None:
         tail = "" if out.get("error_floor_distinct") is None else \
             f"; {out['error_floor_distinct']:.6f} from {out['distinct_messages']} distinct messages"

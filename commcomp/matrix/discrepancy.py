@@ -42,7 +42,8 @@ import numpy as np
 
 from .build import as_matrix
 
-__all__ = ["DiscrepancyResult", "discrepancy", "spectral_bound", "MAX_SPECTRAL_WORK", "check_discrepancy", "max_imbalance_batch", "MAX_WORK",
+__all__ = ["DiscrepancyResult", "discrepancy", "spectral_bound", "MAX_SPECTRAL_WORK", "check_discrepancy",
+           "max_imbalance_batch", "MAX_WORK",
            "discrepancy_rows"]
 
 #: most multiply-adds of the exact search (2^k subsets x k x the other side)

@@ -59,8 +59,8 @@ def average_claim(spec, fmt=None, *, seed: int = 0, heads: int = 1) -> ClaimResu
                   f"{bits} message bits < {need} ({out['theorem']})" if bits < need else
                   f"{bits} bits >= {need}: not below the worst-case bound", {"bits": bits, "bound_bits": need})
     if out["method"] == "reachable-states" and out.get("exact_error") is not None:
-        counted = Check("exact error", "passed", f"{fraction_text(out['wrong_count'], out['instances'], describe_count)}"
-                        f" wrong, every input (reachable states)")
+        shown = fraction_text(out["wrong_count"], out["instances"], describe_count)
+        counted = Check("exact error", "passed", f"{shown} wrong, every input (reachable states)")
     else:
         counted = Check("exact error", "not checked", f"not counted exactly ({out.get('fallback') or out['method']})")
     if out.get("consistent") is None:
