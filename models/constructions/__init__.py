@@ -14,6 +14,7 @@ module                 constructions               catalogue
 ``nearest_neighbour``  C4 NN and exact-key MQAR    BHBK-NN-2TF, BHBK-MQAR-2TF
 ``dnf.py``             C5 k-DNF / k-CNF            BHBK-kDNF-2TF
 ``dyck_rnn.py``        C6                          BHBK-Dyck-RNN
+``dyck_2tf.py``        2-layer Dyck-(2,2)          BHBK-Dyck-2TF
 ``index_first_rnn.py`` index-first Index Lookup    BHBK-IL-order
 ``qsa.py``             C7a, C7b                    SHT qSA
 ``match2.py``          C8                          SHT Match2-UB
@@ -47,7 +48,7 @@ __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "
            "construction_rows", "MODULES"]
 
 #: Every construction module, in the order of theorems.md §7.
-MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn",
+MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn", "dyck_2tf",
            "index_first_rnn", "qsa", "match2", "induction_heads")
 
 _SPECS: dict[str, ConstructionSpec] = {}

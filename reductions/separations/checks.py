@@ -4,7 +4,8 @@
     judged by the task's own ground truth: on every input when there are few
     (``spec.exhaustive_max_n``), else on ``samples`` random task inputs plus adversarial ones
     (the reduction's encodings of the problem's hardest pairs: ``y = x``, ``y = x`` with one bit
-    flipped, all-zero and all-one strings).  ``passed`` / ``FAILED`` with the counts.
+    flipped, all-zero and all-one strings; for Dyck also near-valid strings of the task itself,
+    :func:`reductions.tasks.dyck_hard.dyck_adversarial`).  ``passed`` / ``FAILED`` with the counts.
 (b) ``witness`` — a model of the weak architecture whose state bits fall below the bound
     (random weights of width ``weak_width``, or the user's weights file) run as a protocol;
     :func:`reductions.search.witness.find_witness` looks for x != x' with the same message and a y
@@ -116,6 +117,8 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
         inputs = spec.inputs(built.n) if exhaustive else None
         result = check_construction(built, inputs=inputs, samples=samples, seed=seed, stop_early=False)
         adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n, adversarial_max)
+        hard = _task_adversarial(built, seed)
+        adv = (adv[0] + hard[0], adv[1] + hard[1])
     except CommcompError as exc:
         return Check("construction", "FAILED", f"could not run: {_first_line(exc)}")
     except MemoryError:
@@ -127,6 +130,23 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
     return Check("construction", status, f"m = {built.width}: {correct}/{total} correct ({what})",
                  {"width": int(built.width), "correct": int(correct), "checked": int(total),
                   "exhaustive": bool(exhaustive), "random": int(samples), "adversarial": int(adv[1])})
+
+
+#: Task-level near-valid inputs per check (a) of a Dyck construction, beside the reduction's pairs.
+TASK_ADVERSARIAL_COUNT = 35
+
+
+def _task_adversarial(built, seed: int) -> tuple[int, int]:
+    """Correct / total on the task's own near-valid inputs (Dyck: :mod:`reductions.tasks.dyck_hard`)."""
+    from reductions.search.construction import check_construction
+
+    if built.task != "dyck" or built.n < 2:
+        return 0, 0
+    from reductions.tasks.dyck_hard import dyck_adversarial
+
+    tokens = dyck_adversarial(built.n, np.random.default_rng([seed, 20]), TASK_ADVERSARIAL_COUNT)
+    result = check_construction(built, inputs=tokens, stop_early=False)
+    return result.correct, result.admitted
 
 
 def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[int, int]:

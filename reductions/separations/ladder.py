@@ -49,9 +49,9 @@ WEAK_CANDIDATES: tuple[tuple[str, int], ...] = (("elman", 1), ("transformer", 1)
 #: Explicit weights are built (for their width) only up to this many tokens: the 2-layer
 #: nearest-neighbour construction takes seconds beyond it (6 s at 8193 tokens).
 EXPLICIT_MAX_LENGTH = 4100
-#: ... and per task where building costs more: qSA's unit at q = (N - 1)/2 holds N x N keys (2.8 s at
+#: ... and per task where building costs more (or less): qSA's unit at q = (N - 1)/2 holds N x N keys (2.8 s at
 #: 4099 tokens), and its width N + 2 never crosses the recurrent bound there.
-EXPLICIT_MAX_LENGTH_BY_TASK = {"qsa": 1100}
+EXPLICIT_MAX_LENGTH_BY_TASK = {"qsa": 1100, "dyck": 1 << 16}  # Dyck's weights: O(N log N) numbers, ms
 
 
 def arch_label(arch: str, layers: int) -> str:
@@ -103,6 +103,18 @@ def _explicit_spec(task: str):
     return usable[0] if usable else None
 
 
+def _deeper_spec(task: str, arch: str, layers: int, default):
+    """A registered Transformer construction deeper than a Transformer weak side, when the task's
+    default construction is of another class (Dyck: the 8-state RNN is the default, the 2-layer
+    Transformer the depth separation's strong side), else None."""
+    from models.constructions import CONSTRUCTIONS
+
+    if arch != "transformer" or default is None or (default.arch, default.layers) == (arch, layers + 1):
+        return None
+    return next((s for s in CONSTRUCTIONS.values() if s.task == task and s.arch == arch
+                 and s.layers == layers + 1), None)
+
+
 def _grows(task, problem, arch, layers, reduction, bits, heads) -> bool:
     small, large = (lower_bound(task, arch, layers, reduction.length(n), bits, heads, problem)
                     for n in (_size_for(reduction, 64), _size_for(reduction, 4096)))
@@ -144,6 +156,10 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                 continue
             if spec is not None and (spec.arch, spec.layers) != (arch, layers):
                 out.append(Separation(task, reduction.problem, arch, layers, spec.arch, spec.layers, spec.name))
+                deeper = _deeper_spec(task, arch, layers, spec)
+                if deeper is not None:  # the depth separation beside the default one
+                    out.append(Separation(task, reduction.problem, arch, layers, deeper.arch, deeper.layers,
+                                          deeper.name))
                 continue
             upper = None
             for s_arch, s_layers in (("transformer", 1), ("transformer", 2), ("elman", 1)):
