@@ -95,15 +95,17 @@ def adversarial_pairs(problem, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def construction_check(task: str, construction: str | None, n: int, precision, *, samples: int = 64,
-                       seed: int = 0, construction_object=None, adversarial_max: int | None = None) -> Check:
+                       seed: int = 0, construction_object=None, adversarial_max: int | None = None,
+                       problem: str | None = None) -> Check:
     """(a): the explicit construction judged by the task's ground truth (module docstring);
-    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default)."""
+    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default); ``problem``
+    picks the reduction (``index@split``: the split layout's) whose sizes and hard pairs are used."""
     from reductions.search.construction import check_construction
     from reductions.registry import get_reduction
 
     if construction is None and construction_object is None:
         return _skip("construction", "no explicit weights registered")
-    reduction = None if task is None else get_reduction(task)  # None: the construction's own task
+    reduction = None if task is None else get_reduction(task, problem)  # None: the construction's own task
     try:
         if construction_object is None:
             from models.constructions import get_construction
