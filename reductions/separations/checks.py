@@ -4,7 +4,8 @@
     judged by the task's own ground truth: on every input when there are few
     (``spec.exhaustive_max_n``), else on ``samples`` random task inputs plus adversarial ones
     (the reduction's encodings of the problem's hardest pairs: ``y = x``, ``y = x`` with one bit
-    flipped, all-zero and all-one strings).  ``passed`` / ``FAILED`` with the counts.
+    flipped, all-zero and all-one strings; pairs that encode to the same tokens count once).
+    ``passed`` / ``FAILED`` with the counts.
 (b) ``witness`` — a model of the weak architecture whose state bits fall below the bound
     (random weights of width ``weak_width``, or the user's weights file) run as a protocol;
     :func:`reductions.search.witness.find_witness` looks for x != x' with the same message and a y
@@ -147,15 +148,19 @@ def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[in
     except (CommcompError, ValueError, IndexError):
         return 0, 0
     batch = getattr(encoded, "task_batch", encoded)
-    inputs = batch if getattr(batch, "features", None) is not None else getattr(batch, "tokens", batch)
+    if getattr(batch, "features", None) is not None:
+        inputs = batch
+    else:  # pairs that encode to the same tokens are one input (copy: Bob's y only picks the output read)
+        inputs = np.unique(np.asarray(getattr(batch, "tokens", batch)), axis=0)
     result = check_construction(built, inputs=inputs, stop_early=False)
     return result.correct, result.admitted
 
 
 def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower_width: int | None,
                   weak_width: int = 1, weights: str = "random", budget: int = 1024, seed: int = 0,
-                  heads: int = 1, cot: bool = False) -> Check:
-    """(b): a witness on a weak model below the bound (module docstring)."""
+                  heads: int = 1, cot: bool = False, problem: str | None = None) -> Check:
+    """(b): a witness on a weak model below the bound (module docstring); ``problem`` picks the
+    reduction (the task's default when None)."""
     from reductions.search.witness import find_witness
 
     if lower_width is None:
@@ -164,7 +169,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         return _skip("witness", f"bound allows m = {weak_width} at this N (needs m >= {lower_width})")
     from reductions.registry import get_reduction
 
-    reduction = get_reduction(task)
+    reduction = get_reduction(task, problem)
     if reduction.split == "partition":  # the qSA row unit: dense (B, N, N) arrays per chunk
         fit = WITNESS_MAX_ELEMENTS // (reduction.length(n) ** 2)
         if fit < 64:
@@ -174,7 +179,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
                            layers=layers, heads=heads if _takes_heads(arch) else 1, weights=weights, seed=seed,
-                           budget=budget, cot=cot)
+                           budget=budget, cot=cot, problem=problem)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))
     except MemoryError:
