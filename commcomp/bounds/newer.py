@@ -151,6 +151,23 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            assumptions="function evaluation under either layout", source="function evaluation, concise 2 layers",
            tags=("[P]",), paper_form="concise 2-layer Transformers evaluate f even with inputs and values apart",
            section="SAF §5"),
+    _bound(id="COMMCOMP-FC-2TF", paper="commcomp", task="function-composition", problem=None, split=None,
+           arch_class="transformer-2layer", kind="upper", quantity="width",
+           formula=5 * sp.ceiling(log2(n)) + 2, definitions=(_HALF,), conditions=(N >= 5,),
+           assumptions="models/constructions/function_composition.py, layout pairs: layer 1 looks up f's "
+                       "entry for x (binary codes of the domain n), an MLP cleans f(x)'s code, layer 2 looks "
+                       "up g's entry; 1 head per layer; N = 2n + 1",
+           source="explicit 2-layer weights (composition, layout pairs)", tags=("[D✓]",),
+           status="every input at n <= 3 in float64, float32, bfloat16; sampled up to n = 512", section="PNP §3"),
+    _bound(id="COMMCOMP-FC-split-3TF", paper="commcomp", task="function-composition", problem=None, split=None,
+           arch_class="transformer", layers=3, kind="upper", quantity="width",
+           formula=8 * sp.ceiling(log2(n)) + 2 * sp.ceiling(log2(N)) + 2, definitions=(_QUARTER,),
+           conditions=(N >= 9,),
+           assumptions="layout split (N = 4n + 1): a previous-token layer binds each value token to its "
+                       "input token, then the two lookups of COMMCOMP-FC-2TF; 3 layers, 1 head each (one more "
+                       "than SAF's evaluation, which needs the binding and one lookup)",
+           source="explicit 3-layer weights (composition, layout split)", tags=("[D✓]",),
+           status="every input at n <= 3 in float64, float32, bfloat16; sampled at n = 64, 256", section="SAF §5"),
     # -- copy ----------------------------------------------------------------------------------------
     _bound(id="JBKM-copy-GSSM", paper="JBKM", task="copy", problem="index",
            split="prefix/suffix one-way (the string, then public blanks)", arch_class="recurrent",
@@ -173,6 +190,16 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            assumptions="hash-based 2-layer construction (n-gram lookup), positional information needed",
            source="2-layer Transformer copies", tags=("[P]",),
            paper_form="a two-layer Transformer copies strings of length exponential in its size",
+           section="JBKM §2"),
+    _bound(id="COMMCOMP-copy-1TF", paper="commcomp", task="copy", problem=None, split=None,
+           arch_class="transformer-1layer", kind="upper", quantity="width",
+           formula=2 * sigma + 2 * sp.ceiling(log2(n)) + 1, definitions=(_HALF,), conditions=(N >= 5,),
+           assumptions="models/constructions/copy.py: the k-th blank attends to position k by binary codes "
+                       "(the blank encoding of reductions/tasks/copy.py: the blanks' places are their "
+                       "positions, so one layer does what JBKM's n-gram hashing does from the model's own "
+                       "output); one-hot symbols, alphabet sigma; N = 2n + 1",
+           source="explicit 1-layer weights (copy, blank encoding)", tags=("[D✓]",), ref_id="JBKM-copy-2TF",
+           status="every input at n <= 12 in float64, float32, bfloat16; sampled up to n = 2048",
            section="JBKM §2"),
     # -- just read twice (on the existing Disjointness task) ---------------------------------------------
     _bound(id="JRT-DISJ-order", paper="JRT", task="string-disjointness", problem="disjointness",

@@ -19,6 +19,8 @@ module                 constructions               catalogue
 ``qsa.py``             C7a, C7b                    SHT qSA
 ``match2.py``          C8                          SHT Match2-UB
 ``induction_heads.py`` 2-layer induction heads     SHT24-IH-2TF
+``function_compos...`` composition (pairs, split)  COMMCOMP-FC-2TF, COMMCOMP-FC-split-3TF
+``copy.py``            copy (blank encoding)       COMMCOMP-copy-1TF
 =====================  ==========================  ======================================
 
 The builder signature (every construction)::
@@ -49,7 +51,7 @@ __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "
 
 #: Every construction module, in the order of theorems.md §7.
 MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn", "dyck_2tf",
-           "index_first_rnn", "qsa", "match2", "induction_heads")
+           "index_first_rnn", "qsa", "match2", "induction_heads", "function_composition", "copy")
 
 _SPECS: dict[str, ConstructionSpec] = {}
 _ERRORS: dict[str, str] = {}

@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -90,6 +91,9 @@ def judge_for(construction: Construction, task=None) -> Judge:
         params = {"alphabet": construction.params_report["alphabet"]} if construction.task == "index-first-lookup" \
             else {}
         task = task_instance(construction.task, **params)
+        extra = construction.params_report.get("task_params")  # the task instance it was built for
+        if extra:
+            task = dataclasses.replace(task, **extra)
     n = construction.n
 
     def truth(inputs):

@@ -5,7 +5,8 @@
     (``spec.exhaustive_max_n``), else on ``samples`` random task inputs plus adversarial ones
     (the reduction's encodings of the problem's hardest pairs: ``y = x``, ``y = x`` with one bit
     flipped, all-zero and all-one strings; for Dyck also near-valid strings of the task itself,
-    :func:`reductions.tasks.dyck_hard.dyck_adversarial`).  ``passed`` / ``FAILED`` with the counts.
+    :func:`reductions.tasks.dyck_hard.dyck_adversarial`; pairs that encode to the same tokens count
+    once).  ``passed`` / ``FAILED`` with the counts.
 (b) ``witness`` — a model of the weak architecture whose state bits fall below the bound
     (random weights of width ``weak_width``, or the user's weights file) run as a protocol;
     :func:`reductions.search.witness.find_witness` looks for x != x' with the same message and a y
@@ -96,15 +97,17 @@ def adversarial_pairs(problem, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def construction_check(task: str, construction: str | None, n: int, precision, *, samples: int = 64,
-                       seed: int = 0, construction_object=None, adversarial_max: int | None = None) -> Check:
+                       seed: int = 0, construction_object=None, adversarial_max: int | None = None,
+                       problem: str | None = None) -> Check:
     """(a): the explicit construction judged by the task's ground truth (module docstring);
-    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default)."""
+    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default); ``problem``
+    picks the reduction (``index@split``: the split layout's) whose sizes and hard pairs are used."""
     from reductions.search.construction import check_construction
     from reductions.registry import get_reduction
 
     if construction is None and construction_object is None:
         return _skip("construction", "no explicit weights registered")
-    reduction = None if task is None else get_reduction(task)  # None: the construction's own task
+    reduction = None if task is None else get_reduction(task, problem)  # None: the construction's own task
     try:
         if construction_object is None:
             from models.constructions import get_construction
@@ -165,15 +168,19 @@ def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[in
     except (CommcompError, ValueError, IndexError):
         return 0, 0
     batch = getattr(encoded, "task_batch", encoded)
-    inputs = batch if getattr(batch, "features", None) is not None else getattr(batch, "tokens", batch)
+    if getattr(batch, "features", None) is not None:
+        inputs = batch
+    else:  # pairs that encode to the same tokens are one input (copy: Bob's y only picks the output read)
+        inputs = np.unique(np.asarray(getattr(batch, "tokens", batch)), axis=0)
     result = check_construction(built, inputs=inputs, stop_early=False)
     return result.correct, result.admitted
 
 
 def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower_width: int | None,
                   weak_width: int = 1, weights: str = "random", budget: int = 1024, seed: int = 0,
-                  heads: int = 1, cot: bool = False) -> Check:
-    """(b): a witness on a weak model below the bound (module docstring)."""
+                  heads: int = 1, cot: bool = False, problem: str | None = None) -> Check:
+    """(b): a witness on a weak model below the bound (module docstring); ``problem`` picks the
+    reduction (the task's default when None)."""
     from reductions.search.witness import find_witness
 
     if lower_width is None:
@@ -182,7 +189,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
         return _skip("witness", f"bound allows m = {weak_width} at this N (needs m >= {lower_width})")
     from reductions.registry import get_reduction
 
-    reduction = get_reduction(task)
+    reduction = get_reduction(task, problem)
     if reduction.split == "partition":  # the qSA row unit: dense (B, N, N) arrays per chunk
         fit = WITNESS_MAX_ELEMENTS // (reduction.length(n) ** 2)
         if fit < 64:
@@ -192,7 +199,7 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
     try:
         out = find_witness(task, arch, n, precision, width=None if weights != "random" else weak_width,
                            layers=layers, heads=heads if _takes_heads(arch) else 1, weights=weights, seed=seed,
-                           budget=budget, cot=cot)
+                           budget=budget, cot=cot, problem=problem)
     except CommcompError as exc:
         return _skip("witness", _first_line(exc))
     except MemoryError:

@@ -42,6 +42,8 @@ class ClaimSpec:
     paper's rounded form is the larger (Nearest Neighbour).  ``q``: qSA's sparsity when the claim is at fixed q (SHT's separation).
     ``missing``: why a side cannot be run at all (shown as the reason), empty when both can.
     ``cot``: the weak side generates a chain of thought.
+    ``problem``: the reduction the weak side's witness (b) runs on when it is not the task's default
+    (``index@prefix``: a recurrent model on induction heads needs Bob's marker last).
     """
 
     claim: str
@@ -59,6 +61,7 @@ class ClaimSpec:
     q: int | None = None
     missing: str = ""
     cot: bool = False
+    problem: str | None = None
 
     @property
     def table(self) -> str:
@@ -157,3 +160,10 @@ DERIVED: tuple[ClaimSpec, ...] = (
               "CC-INDEX-avg, COMMCOMP-AVG-IL-RNN beside BHBK-IL-RNN", "error >= H2^-1(1 - S(m)p/N)",
               "index-lookup", "elman", 1, None, None, None),
 )
+
+# the newer results (issue 23): induction heads, function composition, copying
+from .claims_newer import NEWER_CLAIMS, NEWER_DERIVED, NEWER_GROUPS  # noqa: E402
+
+GROUPS.update(NEWER_GROUPS)
+CLAIMS += tuple(ClaimSpec(**row) for row in NEWER_CLAIMS)
+DERIVED += tuple(ClaimSpec(**row) for row in NEWER_DERIVED)

@@ -203,6 +203,10 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
             checks = {c.name: c for c in _run_checks(spec, lad.separation, curves, x, fmt, row.lower_bound_width,
                                                      samples=samples, budget=budget, weak_width=weak_width,
                                                      weights=weights, seed=seed, heads=heads)}
+    if spec.problem is not None and row.length <= check_max_length:  # the weak side's own reduction
+        checks["witness"] = witness_check(spec.task, spec.weak_arch, spec.weak_layers, x, fmt,
+                                          lower_width=row.lower_bound_width, weak_width=weak_width, weights=weights,
+                                          budget=budget, seed=seed, heads=heads, cot=spec.cot, problem=spec.problem)
     checks["witness"] = _strict_witness(checks["witness"], spec, x, fmt, weak_width=weak_width, budget=budget,
                                         seed=seed, heads=heads)
     checks["protocol"] = _protocol_applies(checks["protocol"], spec)

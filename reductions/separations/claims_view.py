@@ -66,7 +66,8 @@ def _verdict(result) -> str:
         return result.extra["verdict_text"]
     if result.verdict == "shown":
         return f"shown at N = {result.checked_N} ({result.precision}): all four checks passed"
-    return f"not shown: {result.reason}"
+    # a reduction's name (``index->function-composition``) is one long word: spaced, it wraps in 80 columns
+    return f"not shown: {result.reason}".replace("->", " -> ")
 
 
 def claim_rows(results) -> list[list[str]]:

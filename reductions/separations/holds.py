@@ -39,6 +39,8 @@ HOLDS_ADVERSARIAL = 16
 #: Catalogue rows whose explicit weights are registered under a construction of another source id.
 _ALSO = {"COMMCOMP-qSA-explicit": "qsa-moment-curve", "SHT-qSA-UB-inf": "qsa-moment-curve",
          "COMMCOMP-Dyck-Elman": "dyck-elman"}
+#: Catalogue rows stated for another token layout than the task's default reduction: that reduction.
+_PROBLEM = {"COMMCOMP-FC-split-3TF": "index@split"}
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def holds_at_precision(theorem: str, task: str | None, N: int, precision, *,
         return Holds(None, name, None, None, "no explicit weights registered")
     try:
         fmt = parse_precision(precision)
-        reduction = get_reduction(task)
+        reduction = get_reduction(task, _PROBLEM.get(theorem))
     except CommcompError as exc:
         return Holds(None, name, None, None, f"unchecked: {(str(exc).splitlines() or ['-'])[0]}")
     if task == "qsa":
@@ -156,7 +158,8 @@ def holds_at_precision(theorem: str, task: str | None, N: int, precision, *,
     length = reduction.length(n)
     if length > max_length:
         return Holds(None, name, n, fmt.name, f"unchecked: {length} tokens > {max_length}")
-    check = construction_check(task, name, n, fmt, samples=samples, seed=seed, adversarial_max=HOLDS_ADVERSARIAL)
+    check = construction_check(task, name, n, fmt, samples=samples, seed=seed, adversarial_max=HOLDS_ADVERSARIAL,
+                               problem=_PROBLEM.get(theorem))
     if check.status == "not checked":
         return Holds(None, name, n, fmt.name, f"unchecked: {check.detail}")
     return Holds(check.status == "passed", name, n, fmt.name, f"{name} at {fmt.name}: {check.detail}")
