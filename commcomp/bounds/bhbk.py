@@ -235,6 +235,14 @@ BHBK_BOUNDS: tuple[Bound, ...] = (
            kind="upper", quantity="width", randomized=False, formula=c * log2(N),
            assumptions="construction probably Yao et al. 2021 [R]", source="bounded Dyck, 2 layers",
            tags=("[A]", "[R]"), paper_form="log width", section="§4.2"),
+    _bound(id="COMMCOMP-Dyck-2TF", task="dyck", problem=None, split=None, arch_class="transformer-2layer",
+           kind="upper", quantity="width", randomized=False, formula=2 * sp.ceiling(log2(N)) + 17,
+           conditions=(N >= 3,),
+           assumptions="commcomp's dyck-2tf for Dyck-(2,2): two binary position codes (previous-token and "
+                       "recency heads, exact integer scores), 9 ReLU flags, [CLS] detects a flag; 2 heads in "
+                       "layer 1; verified over every input to N = 7 and at bfloat16 on samples",
+           source="models/constructions/dyck_2tf.py", tags=("[D✓]",), paper_form="log width (BHBK-Dyck-2TF)",
+           section="§4.2"),
     _bound(id="BHBK-EQ-2TF", task="string-equality", problem=None, split=None,
            arch_class="transformer-2layer", kind="upper", quantity="width", randomized=False,
            formula=2 * k_jl + 5, definitions=(_N_STRING, (k_jl, jl_dim_expr(n))),

@@ -257,7 +257,7 @@ SPECS = (
     ConstructionSpec(
         name="dyck-2tf", task="dyck", arch="transformer", layers=2, heads=2, source="BHBK-Dyck-2TF",
         tag="[D✓]", builder=make_dyck_2tf, exhaustive_max_n=4, inputs=_inputs, default=False,
-        width_formula="2 ceil(log2 N) + 17 (binary position codes, two of them; 15 flags and heads' outputs)",
+        width_formula="2 ceil(log2 N) + 17: two binary position codes; 5 token, 5 position, 5 head, 2 flag channels",
         description="layer 1 reads the previous token and the latest even-position opener; MLP flags "
                     "the parity conditions; layer 2 at [CLS] detects a flag",
         aliases=("dyck-2-layer", "bhbk-dyck-2tf")),

@@ -38,7 +38,7 @@ HOLDS_ADVERSARIAL = 16
 
 #: Catalogue rows whose explicit weights are registered under a construction of another source id.
 _ALSO = {"COMMCOMP-qSA-explicit": "qsa-moment-curve", "SHT-qSA-UB-inf": "qsa-moment-curve",
-         "COMMCOMP-Dyck-Elman": "dyck-elman"}
+         "COMMCOMP-Dyck-Elman": "dyck-elman", "COMMCOMP-Dyck-2TF": "dyck-2tf"}
 #: Catalogue rows stated for another token layout than the task's default reduction: that reduction.
 _PROBLEM = {"COMMCOMP-FC-split-3TF": "index@split"}
 

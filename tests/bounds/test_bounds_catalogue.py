@@ -111,6 +111,7 @@ HAND = {
     "COMMCOMP-MATCH3-RNN": lambda N, p, P: _n(N),
     "COMMCOMP-qSA-ROW-1TF": lambda N, p, P: (P["q"] / p - P["dprime"]) / 2,   # H = 1
     "COMMCOMP-DYCK22-SUM-1L": lambda N, p, P: (N - 1) // 4,
+    "COMMCOMP-Dyck-2TF": lambda N, p, P: 2 * ceil(log2(N)) + 17,   # Dyck-(2,2): two binary codes + 17
     "COMMCOMP-Dyck-Elman": lambda N, p, P: (sum(P["dyck_types"] ** d for d in range(P["dyck_depth"] + 1)) + 1)
     * (2 * P["dyck_types"] + 1),
     "COMMCOMP-HYBRID-EQ": lambda N, p, P: _n(N),

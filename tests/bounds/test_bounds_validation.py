@@ -73,7 +73,7 @@ def test_filters():
     assert {"BHBK-IL-order", "BHBK-IL-RNN-alphabet"} <= {r.theorem for r in variants}
     assert all(r.kind == "upper" for r in compute_bounds(400, 32, kind="upper"))
     two_layer = compute_bounds(400, 32, task="dyck", arch="transformer", layers=2)
-    assert {r.theorem for r in two_layer} == {"BHBK-Dyck-2TF"}
+    assert {r.theorem for r in two_layer} == {"BHBK-Dyck-2TF", "COMMCOMP-Dyck-2TF"}
     assert not compute_bounds(400, 32, task="index-lookup", arch="hybrid")
 
 

@@ -94,8 +94,12 @@ def test_dyck_shows_the_papers_bound_beside_commcomps(il_dyck):
     assert witness.status == "found" and witness.data.get("wrong_on") in ("x", "x_prime")  # the zero-sum engine
     assert dyck.verdict == ("shown" if all(c.status in ("passed", "found", "not applicable") for c in dyck.checks)
                             else "not shown")
-    depth = il_dyck["depth-Dyck"]
-    assert [(p.N, p.beside_width) for p in depth.points] == [(197, 3), (257, 4), (941, 13)]
+    depth = il_dyck["depth-Dyck"]  # strong side: dyck-2tf, width 2 ceil(log2 N) + 17
+    first = depth.points[0]
+    assert first.crossover and first.N == depth.crossover_N
+    assert first.strong_width == 2 * math.ceil(math.log2(first.N)) + 17 < first.weak_width
+    assert all(p.beside_width == math.ceil((p.N - 1) / (3 * (16 + math.log2(p.N)))) for p in depth.points)
+    assert depth.verdict == "not shown" and f"{first.N} tokens > 1100" in depth.reason
 
 
 def test_match2_is_not_shown_beside_its_failed_weights(il_dyck):
