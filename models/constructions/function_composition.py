@@ -122,8 +122,8 @@ def _domain(n, name) -> int:
 
 def make_function_composition(n: int, precision=None, *, seed: int = 0, **options) -> Construction:
     """Layout ``pairs``: 2 layers of width 5 ceil(log2 n) + 2 (module docstring)."""
-    check_options("function-composition-2tf", options, ())
-    n = _domain(n, "function-composition-2tf")
+    check_options("composition-2tf", options, ())
+    n = _domain(n, "composition-2tf")
     prec = precision_of(precision)
     codes = binary_codes(n)
     S, c = codes.signs.astype(np.float64), codes.k  # (n, c)
@@ -149,14 +149,14 @@ def make_function_composition(n: int, precision=None, *, seed: int = 0, **option
     model = build_transformer_model(w, precision=prec)
     report = {"domain": n, "code_bits": c, "beta1": round(beta1, 6), "beta2": round(beta2, 6),
               "leak1": LEAK_FIRST, "leak2": _leak_last(c), "layout": lay.describe(), "task_params": {}}
-    return Construction("function-composition-2tf", "function-composition", n, N, model, model.d_model, 2, 1,
+    return Construction("composition-2tf", "function-composition", n, N, model, model.d_model, 2, 1,
                         prec, report, "COMMCOMP-FC-2TF", "[D✓]", (N - 1,), "symbol", n)
 
 
 def make_function_composition_split(n: int, precision=None, *, seed: int = 0, **options) -> Construction:
     """Layout ``split``: 3 layers (a binding layer, then the two lookups; module docstring)."""
-    check_options("function-composition-split-3tf", options, ())
-    n = _domain(n, "function-composition-split-3tf")
+    check_options("composition-split-3tf", options, ())
+    n = _domain(n, "composition-split-3tf")
     prec = precision_of(precision)
     codes = binary_codes(n)
     S, c = codes.signs.astype(np.float64), codes.k  # (n, c)
@@ -195,7 +195,7 @@ def make_function_composition_split(n: int, precision=None, *, seed: int = 0, **
     report = {"domain": n, "code_bits": c, "position_bits": cp, "beta0": round(beta0, 6),
               "beta1": round(beta1, 6), "beta2": round(beta2, 6), "layout": lay.describe(),
               "task_params": {"layout": "split"}}
-    return Construction("function-composition-split-3tf", "function-composition", n, N, model, model.d_model,
+    return Construction("composition-split-3tf", "function-composition", n, N, model, model.d_model,
                         3, 1, prec, report, "COMMCOMP-FC-split-3TF", "[D✓]", (N - 1,), "symbol", n)
 
 
@@ -234,14 +234,16 @@ def all_split_inputs(n: int) -> np.ndarray:
 
 SPECS = (
     ConstructionSpec(
-        "function-composition-2tf", "function-composition", "transformer", 2, "COMMCOMP-FC-2TF", "[D✓]",
+        "composition-2tf", "function-composition", "transformer", 2, "COMMCOMP-FC-2TF", "[D✓]",
         make_function_composition, "5⌈log₂ n⌉ + 2",
         "layer 1 finds f's entry for x and writes f(x)'s code; an MLP cleans it; layer 2 finds g's entry "
-        "for it (layout pairs)", exhaustive_max_n=3, inputs=all_composition_inputs, aliases=("fc-2tf",)),
+        "for it (layout pairs)", exhaustive_max_n=3, inputs=all_composition_inputs,
+        aliases=("fc-2tf", "function-composition-2tf")),
     ConstructionSpec(
-        "function-composition-split-3tf", "function-composition", "transformer", 3, "COMMCOMP-FC-split-3TF",
+        "composition-split-3tf", "function-composition", "transformer", 3, "COMMCOMP-FC-split-3TF",
         "[D✓]", make_function_composition_split, "8⌈log₂ n⌉ + 2⌈log₂(4n + 1)⌉ + 2",
         "layer 1 binds each value token to the input token before it; layers 2 and 3 look up f then g "
-        "(layout split)", exhaustive_max_n=3, inputs=all_split_inputs, aliases=("fc-split-3tf",),
+        "(layout split)", exhaustive_max_n=3, inputs=all_split_inputs,
+        aliases=("fc-split-3tf", "function-composition-split-3tf"),
         default=False),
 )

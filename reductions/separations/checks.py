@@ -216,14 +216,29 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
                  f"({out['method']})", data)
 
 
+#: Check (c) runs at most this many tokens x outputs x instances (32 instances of one output at 8800 tokens).
+PROTOCOL_MAX_ELEMENTS = 32 * 8800
+
+
+def _tokens_times_outputs(task: str, n: int) -> int:
+    from reductions.registry import get_reduction
+
+    reduction = get_reduction(task)
+    size = reduction.task_size(n)
+    return max(1, int(reduction.length(n)) * len(reduction.task.output_positions(size)))
+
+
 def protocol_check(task: str, arch: str | None, layers: int | None, n: int, precision, *,
                    construction: str | None, instances: int = 32, seed: int = 0, heads: int = 1) -> Check:
-    """(c): the construction as an Alice/Bob protocol, faithful and at least the bound's bits."""
+    """(c): the construction as an Alice/Bob protocol, faithful and at least the bound's bits; on a task
+    with many outputs (copy: n) at most :data:`PROTOCOL_MAX_ELEMENTS` tokens x outputs x instances, and
+    at least 4 instances."""
     from reductions.simulate import verify
 
     if construction is None:
         return _skip("protocol", "no explicit weights to split")
     try:
+        instances = min(instances, max(4, PROTOCOL_MAX_ELEMENTS // _tokens_times_outputs(task, n)))
         out = verify(task, arch, n, precision, weights="construction", layers=layers, heads=heads,
                      instances=instances, seed=seed)
     except CommcompError as exc:

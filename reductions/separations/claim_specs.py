@@ -165,5 +165,6 @@ DERIVED: tuple[ClaimSpec, ...] = (
 from .claims_newer import NEWER_CLAIMS, NEWER_DERIVED, NEWER_GROUPS  # noqa: E402
 
 GROUPS.update(NEWER_GROUPS)
+GROUPS["derived"] = GROUPS.pop("derived")  # the derived table stays last
 CLAIMS += tuple(ClaimSpec(**row) for row in NEWER_CLAIMS)
 DERIVED += tuple(ClaimSpec(**row) for row in NEWER_DERIVED)

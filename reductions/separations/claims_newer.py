@@ -50,11 +50,11 @@ NEWER_CLAIMS: tuple[dict, ...] = (
          "Function composition: one layer cannot compose unless H(m + 1)p >= n log n (PNP); 2 layers of "
          "log width compose (layout pairs)", "PNP-FC-1TF, COMMCOMP-FC-1TF vs COMMCOMP-FC-2TF",
          "Omega(n log n / p) vs O(log n)", "function-composition", "transformer", 1, "transformer", 2,
-         "function-composition-2tf", beside_bound="COMMCOMP-FC-1TF"),
+         "composition-2tf", beside_bound="COMMCOMP-FC-1TF"),
     _row("newer-FC-RNN", "newer",
          "Function composition, g first: a recurrent model must hold g (n log n bits); 2 layers of log "
          "width compose", "COMMCOMP-FC-RNN vs COMMCOMP-FC-2TF", "Omega(n log n / p) vs O(log n)",
-         "function-composition", "elman", 1, "transformer", 2, "function-composition-2tf"),
+         "function-composition", "elman", 1, "transformer", 2, "composition-2tf"),
     _row("newer-copy-RNN", "newer",
          "Copying: a fixed-state model needs L log2|D| bits (error >= 1 - |S|/|D|^L); one attention layer "
          "of log width copies in the blank encoding (JBKM: 2 layers)", "JBKM-copy-GSSM vs COMMCOMP-copy-1TF",

@@ -79,7 +79,7 @@ def test_copy_alphabet_3_every_input_and_judge():
 
 
 def test_split_is_judged_under_the_split_layout():
-    spec = get_construction("function-composition-split-3tf")
+    spec = get_construction("composition-split-3tf")
     c = spec.make(3, "bfloat16")
     res = check_construction(c, samples=64, stop_early=False)
     assert res.ok and c.length == 13
