@@ -5,8 +5,10 @@ Bob input ``i ∈ [n]`` once, so the count is the uniform distribution), the exa
 ``wrong / instances``.  A one-way split sends ``b`` bits (and, counted over every input, ``K`` distinct
 messages), so by :func:`~commcomp.bounds.average.index_error_floor` no such protocol errs less than
 ``H2⁻¹(1 - b/n)``, nor less than ``H2⁻¹(1 - log2(K)/n)`` (``H(M) <= log2 K``; log2 K rounded up to a multiple of
-2^-20).  ``consistent`` is True when the measured error is at least every floor; False would mean a wrong
-floor, a wrong count, or a message carrying more than its declared bits.
+2^-20).  Inner product mod 2 likewise (every ``(x, y)`` once): :func:`~commcomp.bounds.average.ip_error_floor`,
+``(1 - 2^((b - n)/2))/2``, whose proof needs only the number of message classes, so ``log2 K`` may replace
+``b`` there too.  ``consistent`` is True when the measured error is at least every floor; False would mean a
+wrong floor, a wrong count, or a message carrying more than its declared bits.
 
 Examples
 --------
@@ -15,6 +17,9 @@ Examples
 ('1/2', True, 0.1561, 0.1561)
 >>> error_check("index", 8, instances=2048, wrong=0, bits=3, rounds=1)["consistent"]   # 0 < floor: caught
 False
+>>> out = error_check("inner-product", 6, instances=4096, wrong=2016, bits=64, rounds=1, distinct=44)
+>>> out["error_floor"], round(out["error_floor_distinct"], 4), out["error_floor_theorem"], out["consistent"]
+(0.0, 0.0854, 'CC-IP2-avg-1W', True)
 """
 
 from __future__ import annotations
@@ -22,11 +27,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from commcomp.bounds.average import index_error_floor
+from commcomp.bounds.average import index_error_floor, ip_error_floor
 
-__all__ = ["error_check", "error_rows", "FLOOR_THEOREM"]
+__all__ = ["error_check", "error_rows", "FLOOR_THEOREM", "FLOORS"]
 
 FLOOR_THEOREM = "CC-INDEX-avg"
+#: problem -> (one-way floor of (bits, n) under uniform inputs, its catalogue id)
+FLOORS = {"index": (index_error_floor, FLOOR_THEOREM),
+          "inner-product": (lambda bits, size: ip_error_floor(bits, size, rounds=1), "CC-IP2-avg-1W")}
 _DISTINCT_BITS = 20  # log2 K rounded up to a multiple of 2^-20 (an upper bound on H(M), so still a floor)
 
 
@@ -59,15 +67,16 @@ def error_check(problem: str, n: int, *, instances: int, wrong: int | None, bits
     if floor is not None:
         floors = [Fraction(floor)]
         out.update(error_floor=float(floors[0]), error_floor_theorem="given")
-    elif problem != "index":
+    elif problem not in FLOORS:
         out["error_floor_missing"] = f"no average-case floor for {problem} in the catalogue"
     elif rounds != 1:
-        out["error_floor_missing"] = f"a {rounds}-round split: the INDEX floor needs a one-way message"
+        out["error_floor_missing"] = f"a {rounds}-round split: the floor needs a one-way message"
     else:
-        floors = [index_error_floor(bits, n)]
-        out.update(error_floor=float(floors[0]), error_floor_bits=bits, error_floor_theorem=FLOOR_THEOREM)
+        floor_of, theorem = FLOORS[problem]
+        floors = [floor_of(bits, n)]
+        out.update(error_floor=float(floors[0]), error_floor_bits=bits, error_floor_theorem=theorem)
         if distinct:
-            floors.append(index_error_floor(_log2_up(int(distinct)), n))
+            floors.append(floor_of(_log2_up(int(distinct)), n))
             out["error_floor_distinct"] = float(floors[1])
     if floors:
         out["consistent"] = all(f <= error for f in floors)
