@@ -189,3 +189,46 @@ def test_cli_rows(capsys):
     table = capsys.readouterr().out
     line = next(l for l in table.splitlines() if "COMMCOMP-AVG-IP-MQAR-RNN" in l)
     assert line.split()[3:6] == ["LB", "[D]", "11"] and line.split()[-1] == "0.01"
+
+
+# -- single-query Index Lookup: why the IP2 route gives only log N there ------------------------------------
+@pytest.mark.parametrize("n", range(1, 5))
+def test_one_symbol_serves_one_parity(n):
+    # the lemma behind N >= 2^n - 1: for nonzero a != b, chi_b is neither chi_a nor its negation (their sum
+    # chi_{a+b} is not constant), so Bob's one binary symbol (or its negation) can stand for one y only
+    words = _words(n)
+    chi = (words @ words.T) % 2  # (2^n, 2^n): chi[a, x] = <a, x> mod 2
+    for a, b in itertools.permutations(range(1, 1 << n), 2):
+        assert not np.array_equal(chi[a], chi[b]) and not np.array_equal(chi[a], 1 - chi[b])
+
+
+def test_two_symbols_cannot_carry_ip2_on_two_bits():
+    # brute force at n = 2: every pair of symbols s_1, s_2 (Boolean functions of x) misses a nonzero parity
+    words = _words(2)
+    chi = [tuple(int(v) for v in (words @ words[a]) % 2) for a in (1, 2, 3)]
+    functions = list(itertools.product((0, 1), repeat=4))  # the 16 Boolean functions of x, as value tuples
+    for s1, s2 in itertools.product(functions, repeat=2):
+        covered = {s1, s2, tuple(1 - v for v in s1), tuple(1 - v for v in s2)}
+        assert not all(c in covered for c in chi)
+
+
+def test_hadamard_reduction_to_index_lookup_is_sound_and_long():
+    # IP2_n -> Index Lookup with N = 2^n - 1 symbols s_z = <x, z> (z = 1 .. 2^n - 1, Alice), query z = y (Bob);
+    # Bob answers the symbol, or 0 for y = 0: exact, but n = log2(N + 1), so the bound is only logarithmic
+    from reductions import get_task
+
+    task = get_task("index-lookup")
+
+    def encode(x, y, n):
+        z = _words(n)[1:]  # (2^n - 1, n)
+        symbols = (x @ z.T) % 2  # (B, 2^n - 1)
+        code = (y << np.arange(n)).sum(axis=1)  # (B,) y as an integer
+        query = task.alphabet + np.maximum(code - 1, 0)  # y = 0 asks s_1 and Bob ignores it
+        return np.concatenate([symbols, query[:, None]], axis=1)
+
+    hadamard = make_reduction(task, "inner-product", encode=encode,
+                              owners=lambda n: [1] * ((1 << n) - 1) + [2], task_size=lambda n: (1 << n) - 1,
+                              decode=lambda outputs, y: (outputs[:, 0] == 1) & np.any(np.asarray(y) == 1, axis=1))
+    report = check_reduction(hadamard, n_max=6, n_random=None)
+    assert report.exhaustive_instances == sum(4 ** n for n in range(1, 7))
+    assert hadamard.length(6) == 64  # 63 symbols and the query: n = 6 bits of IP2 in 64 tokens
