@@ -2,8 +2,10 @@
 
 From INDEX, DISJ and inner product mod 2 (IP2 -> MQAR and IP2 -> Multi-Index Lookup: Bob answers
 the parity of the outputs at the j with y_j = 1; the average-case rows they carry are derived in
-:mod:`commcomp.bounds.average`). Every one is prefix-suffix (Alice's positions all come first), so it binds recurrent models
-through the one-way simulation (§8.1) as well as 1-layer Transformers (§8.3).
+:mod:`commcomp.bounds.average`). Every one is prefix-suffix (Alice's positions all come first), so
+it binds recurrent models through the one-way simulation (§8.1) as well as 1-layer Transformers
+(§8.3; with n read positions, as in the many-query reductions, the Transformer's message is paid
+once per output, so the bound per output is then a constant).
 
 Examples
 --------
