@@ -67,8 +67,9 @@ query ``j`` errs with probability ``δ_j``, the parity errs with probability at 
 (tests/bounds/test_average_ip.py) against the exact optimum of every one-way protocol for the task itself
 (whole-output error, every map of Alice's inputs to 2^b messages, n <= 3).
 
-No 1-layer Transformer row: the n outputs sit at n positions, each with its own attention query, so the split
-sends ``H(m + 1)(p + ceil(log2 N))`` bits per output, ``n`` times, and the bound per output is O(1).  For
+No 1-layer Transformer row: the ``K >= n`` outputs sit at ``K`` positions, each with its own attention query, so
+Alice's partial sums are ``K H(m + 1)(p + ceil(log2 N))`` bits (after Bob's queries, for MQAR), and
+``n - 2 log2(1/(1 - 2ε))`` bits over ``K`` outputs is under one bit per output: no bound on ``m``.  For
 Multi-Index Lookup the counting bound (the message must single out ``x``: error ``>= 1 - 2^(b-n)``) is
 stronger than the IP2 route; for MQAR it is false (Bob needs only ``x`` on the support of ``y``).
 
@@ -127,7 +128,7 @@ _IP_THIRD = (n, floor_div(N, 3) - 1)
 _IP_FLOOR = "the state is a one-way message: error >= (1 - 2^((b - n)/2))/2 for b bits (CC-IP2-avg-1W)"
 _NO_IL = ("announced in the rebuttal [A]; no reduction from IP2 to one Index Lookup query is shorter than "
           "N = 2^n - 1 (commcomp.bounds.average), so the sound row is the INDEX floor COMMCOMP-AVG-IL-RNN")
-_NO_NN = ("announced in the rebuttal [A]; with public vectors no IP2 reduction is shorter than N = 2^n - 1, "
+_NO_NN = ("announced in the rebuttal [A]; with public vectors an IP2 reduction needs 2^n - 1 labels, "
           "with Alice's vectors none is known (commcomp.bounds.average); the INDEX floor COMMCOMP-AVG-NN-RNN")
 
 AVERAGE_BOUNDS: tuple[Bound, ...] = (
