@@ -1,7 +1,11 @@
 """Reductions to the retrieval tasks: Index Lookup, Multi-Index Lookup, Nearest Neighbour, MQAR.
 
-Every one is prefix-suffix (Alice's positions all come first), so it binds recurrent models
-through the one-way simulation (§8.1) as well as 1-layer Transformers (§8.3).
+From INDEX, DISJ and inner product mod 2 (IP2 -> MQAR and IP2 -> Multi-Index Lookup: Bob answers
+the parity of the outputs at the j with y_j = 1; the average-case rows they carry are derived in
+:mod:`commcomp.bounds.average`). Every one is prefix-suffix (Alice's positions all come first), so
+it binds recurrent models through the one-way simulation (§8.1) as well as 1-layer Transformers
+(§8.3; with n read positions, as in the many-query reductions, the Transformer's message is paid
+once per output, so the bound per output is then a constant).
 
 Examples
 --------
@@ -9,6 +13,11 @@ Examples
 >>> enc = index_to_index_lookup.encode(np.array([[1, 0, 1]], dtype=np.uint8), np.array([2]), 3)
 >>> enc.tokens.tolist(), enc.owners.tolist()
 ([[1, 0, 1, 4]], [1, 1, 1, 2])
+>>> x, y = np.array([[1, 1, 0]]), np.array([[1, 1, 1]])      # <x, y> = 2: even
+>>> enc = inner_product_to_mqar.encode(x, y, 3)
+>>> outputs = inner_product_to_mqar.task.ground_truth(enc.task_batch)
+>>> outputs.tolist(), inner_product_to_mqar.decode(outputs, y).tolist()
+([[1, 1, 0, 0]], [False])
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from .tasks.multi_index_lookup import MultiIndexLookup
 from .tasks.nearest_neighbour import NearestNeighbour
 
 __all__ = ["index_to_index_lookup", "disjointness_to_multi_index_lookup",
-           "index_to_nearest_neighbour", "index_to_mqar", "disjointness_to_mqar"]
+           "index_to_nearest_neighbour", "index_to_mqar", "disjointness_to_mqar",
+           "inner_product_to_multi_index_lookup", "inner_product_to_mqar"]
 
 
 def _first_output_bit(outputs, y):
@@ -33,6 +43,18 @@ def _first_output_bit(outputs, y):
 def _disjoint_from_lookups(outputs, y):
     """Bob's decoder for Multi-Index Lookup: he read a_j for every j and holds b."""
     return ~np.any((outputs == 1) & (np.asarray(y) == 1), axis=1)
+
+
+def _parity_of_selected(outputs, y):
+    """Bob's decoder for inner product mod 2: the parity of the outputs at the j with y_j = 1.
+
+    ``outputs`` is ``(B, K)`` with ``K >= n`` (MQAR's last, public dummy query is not read);
+    output ``j`` is x_j wherever y_j = 1, so the parity is <x, y> mod 2. An output at a j with
+    y_j = 0 is never read, so a wrong answer there cannot flip Bob's bit.
+    """
+    y = np.asarray(y)
+    selected = (np.asarray(outputs)[:, :y.shape[1]] == 1) & (y == 1)  # (B, n)
+    return np.sum(selected, axis=1) % 2 == 1  # (B,)
 
 
 # -- INDEX -> Index Lookup (§8.4) --------------------------------------------------------------
@@ -70,6 +92,18 @@ disjointness_to_multi_index_lookup = Reduction(
     decoder=_disjoint_from_lookups, query_fixed=True,
     notes="indices 0..n-1 (public, both ends); a := x in s_0..s_{n-1} (Alice), s_n..s_{2n-1} = 0 "
           "(public). No Bob positions: Bob reads all n outputs and decodes with his y.",
+)
+
+# -- IP2 -> Multi-Index Lookup (the rebuttal's IP2 route, made concrete) -------------------------
+inner_product_to_multi_index_lookup = Reduction(
+    name="inner-product->multi-index-lookup", problem="inner-product", task=_MIL,
+    split="prefix-suffix", source="COMMCOMP-AVG-IP-MIL-RNN", section="§4.1", tag="[D]",
+    encoder=_encode_multi_index_lookup,
+    owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
+    decoder=_parity_of_selected, query_fixed=True,
+    notes="the DISJ layout: indices 0..n-1 public at both ends, s_j := x_j (Alice), s_n..s_{2n-1} = 0 "
+          "public; Bob reads the k = n outputs s_0..s_{n-1} and answers the parity of those with "
+          "y_j = 1. The task input does not depend on y (Bob has no position).",
 )
 
 # -- INDEX -> Nearest Neighbour (§8.4) ---------------------------------------------------------
@@ -139,4 +173,17 @@ disjointness_to_mqar = Reduction(
     notes="task size n+1: pair 0 = (k0, v0) public, pair i+1 = (k_{i+1} public, x_i Alice); "
           "queries 2n+2..3n+1 Bob (k_{j+1} if y_j else k0), last query k0 public. Bob reads all "
           "n+1 outputs: disjoint iff none is 1.",
+)
+
+# -- IP2 -> MQAR, many queries (the rebuttal's IP2 route, made concrete) -----------------------
+inner_product_to_mqar = Reduction(
+    name="inner-product->mqar", problem="inner-product", task=_MQAR_MANY, split="prefix-suffix",
+    source="COMMCOMP-AVG-IP-MQAR-RNN", section="§4.1", tag="[D]",
+    encoder=_encode_mqar_many,  # the DISJ -> MQAR layout: Bob's queries select the j with y_j = 1
+    owners_of=lambda n: owners_from_runs((PUBLIC, 3), *[(ALICE, 1), (PUBLIC, 1)] * (n - 1),
+                                         (ALICE, 1), (BOB, n), (PUBLIC, 1)),
+    decoder=_parity_of_selected, task_size=lambda n: n + 1, query_fixed=False,
+    notes="task size n+1, the DISJ -> MQAR layout: pair 0 = (k0, v0) public, pair i+1 = (k_{i+1} "
+          "public, x_i Alice); query j (Bob) asks k_{j+1} if y_j = 1, else k0; last query k0 public. "
+          "Bob reads outputs 0..n-1 and answers the parity of those with y_j = 1 (each is x_j).",
 )

@@ -24,7 +24,8 @@ from .composition import (index_to_copy, index_to_function_composition, index_to
                           index_to_induction_heads, index_to_induction_heads_prefix)
 from .graphs import disjointness_to_istree
 from .lookup import (disjointness_to_mqar, disjointness_to_multi_index_lookup, index_to_index_lookup,
-                     index_to_mqar, index_to_nearest_neighbour)
+                     index_to_mqar, index_to_nearest_neighbour, inner_product_to_mqar,
+                     inner_product_to_multi_index_lookup)
 from .strings import (disjointness_to_dyck, disjointness_to_string_disjointness, equality_to_dyck,
                       equality_to_string_equality)
 from .tasks import (MQAR, Dyck, IndexLookup, IsTree, Match2, Match3, MultiIndexLookup,
@@ -51,7 +52,8 @@ _REDUCTION_LIST: tuple[Reduction, ...] = (
     disjointness_to_string_disjointness, equality_to_dyck, disjointness_to_dyck,
     disjointness_to_qsa, disjointness_to_match3, index_to_match2, disjointness_to_istree,
     index_to_induction_heads, index_to_induction_heads_prefix, index_to_function_composition,
-    index_to_function_composition_split, index_to_copy,
+    index_to_function_composition_split, index_to_copy, inner_product_to_mqar,
+    inner_product_to_multi_index_lookup,
 )
 
 

@@ -5,8 +5,10 @@ Bob input ``i ∈ [n]`` once, so the count is the uniform distribution), the exa
 ``wrong / instances``.  A one-way split sends ``b`` bits (and, counted over every input, ``K`` distinct
 messages), so by :func:`~commcomp.bounds.average.index_error_floor` no such protocol errs less than
 ``H2⁻¹(1 - b/n)``, nor less than ``H2⁻¹(1 - log2(K)/n)`` (``H(M) <= log2 K``; log2 K rounded up to a multiple of
-2^-20).  ``consistent`` is True when the measured error is at least every floor; False would mean a wrong
-floor, a wrong count, or a message carrying more than its declared bits.
+2^-20).  Inner product mod 2 likewise (every ``(x, y)`` once): :func:`~commcomp.bounds.average.ip_error_floor`,
+``(1 - 2^((b - n)/2))/2``, whose proof needs only the number of message classes, so ``log2 K`` may replace
+``b`` there too.  ``consistent`` is True when the measured error is at least every floor; False would mean a
+wrong floor, a wrong count, or a message carrying more than its declared bits.
 
 Examples
 --------
@@ -15,6 +17,9 @@ Examples
 ('1/2', True, 0.1561, 0.1561)
 >>> error_check("index", 8, instances=2048, wrong=0, bits=3, rounds=1)["consistent"]   # 0 < floor: caught
 False
+>>> out = error_check("inner-product", 6, instances=4096, wrong=2016, bits=64, rounds=1, distinct=44)
+>>> out["error_floor"], round(out["error_floor_distinct"], 4), out["error_floor_theorem"], out["consistent"]
+(0.0, 0.0854, 'CC-IP2-avg-1W', True)
 """
 
 from __future__ import annotations
@@ -22,11 +27,21 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from commcomp.bounds.average import index_error_floor
+from commcomp.bounds.average import index_error_floor, ip_error_floor
 
-__all__ = ["error_check", "error_rows", "FLOOR_THEOREM"]
+__all__ = ["error_check", "error_rows", "FLOOR_THEOREM", "FLOOR_THEOREMS"]
 
 FLOOR_THEOREM = "CC-INDEX-avg"
+#: problem -> the catalogue id of its one-way floor under uniform inputs (:func:`_one_way_floor`)
+FLOOR_THEOREMS = {"index": FLOOR_THEOREM, "inner-product": "CC-IP2-avg-1W"}
+
+
+def _one_way_floor(problem: str, bits, size: int) -> Fraction:
+    """The least error of a one-way protocol with ``bits`` message bits for ``problem`` (names looked up at
+    call time, so a test may replace a floor)."""
+    if problem == "index":
+        return index_error_floor(bits, size)
+    return ip_error_floor(bits, size, rounds=1)
 _DISTINCT_BITS = 20  # log2 K rounded up to a multiple of 2^-20 (an upper bound on H(M), so still a floor)
 
 
@@ -59,15 +74,15 @@ def error_check(problem: str, n: int, *, instances: int, wrong: int | None, bits
     if floor is not None:
         floors = [Fraction(floor)]
         out.update(error_floor=float(floors[0]), error_floor_theorem="given")
-    elif problem != "index":
+    elif problem not in FLOOR_THEOREMS:
         out["error_floor_missing"] = f"no average-case floor for {problem} in the catalogue"
     elif rounds != 1:
-        out["error_floor_missing"] = f"a {rounds}-round split: the INDEX floor needs a one-way message"
+        out["error_floor_missing"] = f"a {rounds}-round split: the floor needs a one-way message"
     else:
-        floors = [index_error_floor(bits, n)]
-        out.update(error_floor=float(floors[0]), error_floor_bits=bits, error_floor_theorem=FLOOR_THEOREM)
+        floors = [_one_way_floor(problem, bits, n)]
+        out.update(error_floor=float(floors[0]), error_floor_bits=bits, error_floor_theorem=FLOOR_THEOREMS[problem])
         if distinct:
-            floors.append(index_error_floor(_log2_up(int(distinct)), n))
+            floors.append(_one_way_floor(problem, _log2_up(int(distinct)), n))
             out["error_floor_distinct"] = float(floors[1])
     if floors:
         out["consistent"] = all(f <= error for f in floors)

@@ -121,5 +121,6 @@ def _bounds_text(rows, heads, *, width, wide, checked) -> str:
         columns.append("error")
         table = [line + [number_text(getattr(r, "error", None))] for line, r in zip(table, rows)]
         caption += (" error: the error eps under uniform inputs an average-case row allows "
-                    "(commcomp.bounds.average); - on worst-case rows.")
+                    "(commcomp.bounds.average; a task row: the image of the uniform problem inputs, "
+                    "the answer read for INDEX rows, every answer for IP rows); - on worst-case rows.")
     return text_table("commcomp bounds", columns, table, caption, one_line=not wide)

@@ -107,6 +107,7 @@ def test_error_rows_appear_only_with_error_and_match_the_formula():
     rows = compute_bounds(1000, 32, task=["index-lookup", "nearest-neighbour", "mqar"], arch="lstm", error=0.01)
     avg = {r.theorem: r for r in rows if r.error is not None}
     assert set(avg) == {"COMMCOMP-AVG-IL-RNN", "COMMCOMP-AVG-NN-RNN", "COMMCOMP-AVG-MQAR-RNN",
+                        "COMMCOMP-AVG-IP-MQAR-RNN",  # the IP2 route (tests/bounds/test_average_ip.py)
                         "BHBK-AVG-IL-RNN", "BHBK-AVG-NN-RNN", "BHBK-AVG-MQAR-RNN"}
     assert avg["COMMCOMP-AVG-IL-RNN"].value == pytest.approx((1 - _h2(0.01)) * 1000, rel=1e-12)
     assert avg["COMMCOMP-AVG-NN-RNN"].value == pytest.approx((1 - _h2(0.01)) * 499, rel=1e-12)

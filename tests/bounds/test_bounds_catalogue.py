@@ -142,6 +142,9 @@ HAND = {
     "COMMCOMP-AVG-IP2-1TF": lambda N, p, P: (N // 2 - 2 * log2(1 / (1 - 2 * P["eps"]))) / (p + ceil(log2(N))),
     "COMMCOMP-AVG-IP2-1TF-2R": lambda N, p, P: (N // 2 / 2 - log2(1 / (1 - 2 * P["eps"])) - 1)
     / (3 * (p + log2(N))),
+    # the IP2 route: MQAR with n + 1 pairs and n + 1 queries (N = 3(n + 1)); MIL with k = N/2 (or --param k)
+    "COMMCOMP-AVG-IP-MQAR-RNN": lambda N, p, P: N // 3 - 1 - 2 * log2(1 / (1 - 2 * P["eps"])),
+    "COMMCOMP-AVG-IP-MIL-RNN": lambda N, p, P: P.get("k", N // 2) - 2 * log2(1 / (1 - 2 * P["eps"])),
 }
 # Standard facts take the problem size n directly.
 HAND_N = {

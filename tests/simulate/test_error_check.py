@@ -83,3 +83,31 @@ def test_no_floor_where_it_does_not_apply():
     assert two_round["exact_error"] == "0"
     other = error_check("equality", 4, instances=256, wrong=16, bits=3, rounds=1)
     assert other["error_floor"] is None and "equality" in other["error_floor_missing"]
+
+
+def constant_mqar_lstm(n: int):
+    """IP2_n -> MQAR (many queries) with an LSTM whose weights are 0 and whose readout bias favours value 0:
+    every output is 0, so Bob's parity is always 0 (even) and wrong exactly on the (x, y) with <x, y> odd,
+    (4^n - 2^n)/2 of the 4^n; every x gives the same state, one message class."""
+    model = prepare("mqar", "lstm", n, PRECISION, width=2, problem="ip").model
+    params = {k: np.zeros_like(v) for k, v in model.params.items()}
+    params["readout.bias"][0] = 1.0
+    return model.with_params(params)
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_inner_product_floor_against_a_closed_form_error(n):
+    from commcomp.bounds.average import ip_error_floor
+
+    out = verify("mqar", "lstm", n, PRECISION, exhaustive=True, model=constant_mqar_lstm(n), problem="ip")
+    assert out["problem"] == "inner-product" and out["instances"] == 4 ** n
+    assert Fraction(out["exact_error"]) == Fraction(4 ** n - 2 ** n, 2 * 4 ** n)  # (1 - 2^-n)/2
+    assert out["error_floor_theorem"] == "CC-IP2-avg-1W" and out["error_floor"] == 0.0  # 32 bits >= n
+    # one message class: the floor (1 - 2^(-n/2))/2, below the measured (1 - 2^-n)/2 but not by much
+    assert out["distinct_messages"] == 1
+    assert out["error_floor_distinct"] == float(ip_error_floor(0, n)) == (1 - 2 ** (-n / 2)) / 2
+    assert out["consistent"] is True
+    counts = dict(instances=out["instances"], wrong=out["wrong_count"], rounds=1)
+    # a floor of 1/2 (as if Bob had nothing) is above the measured error: caught
+    assert error_check("inner-product", n, bits=0, floor=Fraction(1, 2), **counts)["consistent"] is False
+    assert error_check("inner-product", n, bits=0, **counts)["consistent"] is True
