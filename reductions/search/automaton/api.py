@@ -9,7 +9,10 @@ with ``[CLS]`` read after each word) or a stated one, and, when the reachable se
   model decides the target at every length (``equivalent: true``) or gives the shortest
   counterexample, re-run through the unsplit model token by token;
 * the transition monoid of the minimal DFA: ``aperiodic`` (the language is star-free,
-  Schützenberger) or a ``period_witness`` (a word acting as a cycle of length k > 1).
+  Schützenberger) or a ``period_witness`` (a word acting as a cycle of length k > 1), and in
+  ``state_tracking`` the results on state tracking that verdict speaks to
+  (:data:`commcomp.automata.results.STATE_TRACKING_RESULTS`: Sarrof, Veitsman, Hahn; Grazzi et al.;
+  each with its evidence tag).
 
 Examples
 --------
@@ -29,6 +32,7 @@ import numpy as np
 from commcomp.automata import language_dfa, minimize, shortest_difference, to_dot, to_json, transition_monoid
 from commcomp.automata.dfa import DFA
 from commcomp.automata.monoid import DEFAULT_MAX_ELEMENTS
+from commcomp.automata.results import results_for
 from commcomp.backend import to_numpy
 from commcomp.errors import InvalidParameterError, TooLargeError
 
@@ -90,7 +94,8 @@ def automaton_of_model(model, letters, suffix=(), names=None, *, classes=2, answ
            "reachable_states": auto.reachable_states, "roundtrip_failures": auto.roundtrip_failures,
            "stopped": auto.stopped, "seconds_explore": auto.seconds, "minimal_states": None,
            "against": against, "equivalent": None, "counterexample": None, "aperiodic": None,
-           "period_witness": None, "monoid_size": None, "monoid_note": None, "minimal_dfa": None}
+           "period_witness": None, "monoid_size": None, "monoid_note": None, "minimal_dfa": None,
+           "state_tracking": []}
     if not auto.closed:
         out["note"] = f"the reachable set did not close ({auto.stopped}): nothing holds at every length"
         out["seconds"] = time.perf_counter() - start
@@ -124,6 +129,8 @@ def automaton_of_model(model, letters, suffix=(), names=None, *, classes=2, answ
                                      "index": w["index"], "cycle": w["cycle"]}
     except TooLargeError as exc:
         out["monoid_note"] = str(exc)
+    out["state_tracking"] = [{"id": r.id, "arxiv": r.arxiv, "evidence": r.evidence, "statement": r.statement}
+                             for r in results_for(out["aperiodic"])]
     out["seconds"] = time.perf_counter() - start
     return out, minimal
 
