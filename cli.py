@@ -636,7 +636,8 @@ def add_automaton(sub):
     p.add_argument("--layers", type=positive_int, help="depth (default 1; a file sets its own)")
     p.add_argument("--n", type=positive_int, help="task size the model is built (or its file checked) for (default 4)")
     p.add_argument("--against", metavar="LANGUAGE", help="prove equivalence at every length or give the shortest "
-                   "counterexample: " + "; ".join(LANGUAGES) + " (e.g. dyck-2-2, parity, mod-3)")
+                   "counterexample: " + "; ".join(LANGUAGES) + " (e.g. dyck-2-2, parity, mod-3); task: the task's "
+                   "own predicate where it is a regular language of every length (dyck)")
     p.add_argument("--alphabet", type=lambda t: [int(v) for v in t.split(",")], metavar="T1,T2,...",
                    help="token ids read (default: the task's vocabulary without [CLS])")
     p.add_argument("--suffix", type=lambda t: [int(v) for v in t.split(",") if v != ""], metavar="T1,...",

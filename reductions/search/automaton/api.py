@@ -7,7 +7,9 @@ with ``[CLS]`` read after each word) or a stated one, and, when the reachable se
 * the minimal DFA after readout (:func:`commcomp.automata.minimize`), as JSON and DOT;
 * with ``against``: the product with the target language's DFA, which either proves that the
   model decides the target at every length (``equivalent: true``) or gives the shortest
-  counterexample, re-run through the unsplit model token by token;
+  counterexample, re-run through the unsplit model token by token; ``against="task"`` takes the
+  task's own predicate where it is a regular language of every length (``Task.language``: Dyck's
+  ``dyck-k-D``), and the JSON's ``against`` names the language used;
 * the transition monoid of the minimal DFA: ``aperiodic`` (the language is star-free,
   Schützenberger) or a ``period_witness`` (a word acting as a cycle of length k > 1), and in
   ``state_tracking`` the results on state tracking that verdict speaks to
@@ -29,7 +31,7 @@ import time
 
 import numpy as np
 
-from commcomp.automata import language_dfa, minimize, shortest_difference, to_dot, to_json, transition_monoid
+from commcomp.automata import LANGUAGES, language_dfa, minimize, shortest_difference, to_dot, to_json, transition_monoid
 from commcomp.automata.dfa import DFA
 from commcomp.automata.monoid import DEFAULT_MAX_ELEMENTS
 from commcomp.automata.results import results_for
@@ -65,6 +67,17 @@ def _task_alphabet(task, task_n: int, alphabet, suffix=None):
                                     f"0..{task.vocab_size(task_n) - 1}")
     names = [vocab[t] if t < len(vocab) else str(t) for t in range(task.vocab_size(task_n))]
     return letters, suffix, names
+
+
+def _task_language(task, alphabet, suffix) -> str:
+    """``--against task``: the task's own predicate as a language of every length (``Task.language``),
+    over the task's default letters only (another alphabet would change what the letters mean)."""
+    if task.language is None:
+        raise InvalidParameterError(f"--against task: {task.name}'s predicate is defined at one size n, not a "
+                                    f"language of every length; name a language ({', '.join(LANGUAGES)})")
+    if alphabet is not None or suffix is not None:
+        raise InvalidParameterError("--against task reads the task's own letters: leave out --alphabet and --suffix")
+    return task.language
 
 
 def _word_text(names, word) -> str:
@@ -157,6 +170,8 @@ def automaton_analysis(task, arch, precision, *, width=None, layers=None, weight
     tm = task_model(task, arch, n or DEFAULT_N, precision, width=width, layers=layers, weights=weights, seed=seed,
                     model=model)
     task_n = tm.reduction.task_size(tm.n)
+    if against is not None and str(against).strip().lower() == "task":
+        against = _task_language(tm.task, alphabet, suffix)
     letters, suffix, names = _task_alphabet(tm.task, task_n, alphabet, suffix)
     out = {"task": tm.task.name, "arch": tm.arch, "precision": tm.precision.name, "width": tm.width,
            "layers": tm.layers, "weights": tm.weights, "seed": tm.seed, "n": tm.n}
