@@ -129,3 +129,26 @@ class _IndexExceptOneY(Index):
 def test_the_index_check_reads_every_y():
     assert is_index_problem(Index(), 300)
     assert not is_index_problem(_IndexExceptOneY(), 300)
+
+
+def test_counts_computed_on_demand_equal_a_plain_forward_loop_in_any_order():
+    """The exploration keeps no counts; asked for in any order (crossing checkpoints), every level's
+    counts equal a plain loop over the tables, and ``total_inputs`` (a product of letter counts)
+    equals the sum of the final counts."""
+    from reductions.search.reachable import engine
+
+    sim = prepare("mqar", "gru", 300, "fixed:6:3", width=3, seed=4)
+    reach = explore(sim)
+    assert reach.checkpoints == {} and len(reach.levels) > 2 * engine.COUNT_CHECKPOINT
+    want, counts = [], [1 << len(reach.layout.unread)]
+    for lv in reach.levels:  # plain Python: each (parent, letter) adds its count to the class it reaches
+        nxt = [0] * lv.size
+        for p, row in enumerate(lv.next_class.tolist()):
+            for q in row:
+                nxt[q] += counts[p]
+        counts = nxt
+        want.append(counts)
+    order = np.random.default_rng(0).permutation(len(reach.levels))
+    for i in order[:40].tolist() + [len(reach.levels) - 1, 0, engine.COUNT_CHECKPOINT]:
+        assert [int(c) for c in reach.counts_at(i)] == want[i], i
+    assert reach.total_inputs == sum(want[-1]) == sum(int(c) for c in reach.final_counts)
