@@ -197,6 +197,14 @@ def bench_automaton(max_states: int = 1 << 15) -> list:
             report(f"trained LSTM (tiny, width 16) {fmt} over 0/1 then query 0, against 'first letter is 1'",
                    lambda: automaton_analysis("index-lookup", "lstm", fmt, weights=weights, n=8, alphabet=[0, 1],
                                               suffix=[2], max_states=max_states, against=str(first_is_one)))
+        # a proof that explores the whole product: against its own minimal DFA, saved from the JSON
+        own = automaton_analysis("index-lookup", "lstm", "fixed:2:1", weights=weights, n=8, alphabet=[0, 1],
+                                 suffix=[2], max_states=max_states, dfa=True)  # what --dfa-json writes
+        own_file = Path(tmp) / "own_minimal_dfa.json"
+        own_file.write_text(json.dumps(own["dfa_file"]))
+        report("trained LSTM (tiny, width 16) fixed:2:1 against its own minimal DFA (a DFA file)",
+               lambda: automaton_analysis("index-lookup", "lstm", "fixed:2:1", weights=weights, n=8,
+                                          alphabet=[0, 1], suffix=[2], max_states=max_states, against=str(own_file)))
     return rows
 
 

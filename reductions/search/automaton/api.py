@@ -42,7 +42,7 @@ from ...simulate.outputs import answers_from_logits
 from .build import task_model
 from .extract import DEFAULT_MAX_STATES, extract_automaton
 
-__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "MAX_GRAPH_STATES", "MONOID_WORK", "DEFAULT_N"]
+__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "write_dfa_json", "MAX_GRAPH_STATES", "MONOID_WORK", "DEFAULT_N"]
 
 MONOID_WORK = 1 << 24  # monoid elements x states the closure may build
 MAX_GRAPH_STATES = 4096  # the minimal DFA goes into the JSON up to this many states
@@ -157,7 +157,7 @@ def _state_of(dfa, word) -> int:
 
 def automaton_analysis(task, arch, precision, *, width=None, layers=None, weights="random", seed=0, n=None,
                        against=None, alphabet=None, suffix=None, max_states=None, max_monoid=None, model=None,
-                       dot=False) -> dict:
+                       dot=False, dfa=False) -> dict:
     """The ``automaton`` JSON (module docstring; fields in docs/CONVENTIONS and the issue's list).
 
     Raises
@@ -181,7 +181,25 @@ def automaton_analysis(task, arch, precision, *, width=None, layers=None, weight
     out.update(fields)
     if dot and minimal is not None:
         out["dot"] = to_dot(minimal, f"{tm.task.name} {tm.arch} {tm.precision.name}")
+    if dfa and minimal is not None:
+        out["dfa_file"] = to_json(minimal)  # whatever its size (the JSON's minimal_dfa stops at MAX_GRAPH_STATES)
     return out
+
+
+def write_dfa_json(out: dict, path) -> None:
+    """Write ``out["dfa_file"]`` (the minimal DFA, :func:`commcomp.automata.to_json`'s fields: a DFA
+    file that ``against`` reads back) to ``path`` atomically and drop it from ``out``; as
+    :func:`write_dot` otherwise."""
+    if path is None:
+        return
+    import json
+
+    from commcomp.output import write_text
+
+    data = out.pop("dfa_file", None)
+    if data is None:
+        raise InvalidParameterError(f"no DFA written: the reachable set did not close ({out.get('stopped')})")
+    write_text(path, json.dumps(data) + "\n")
 
 
 def write_dot(out: dict, path) -> None:
