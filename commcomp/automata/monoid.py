@@ -82,20 +82,25 @@ def transition_monoid(dfa: DFA, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Mon
         When it has more than ``max_elements`` elements.
     """
     S, A = dfa.delta.shape
-    letters = [dfa.delta[:, a] for a in range(A)]
-    identity = tuple(range(S))
-    elements = {identity: ()}
+    dtype = np.int32 if S < 2 ** 31 else np.int64
+    letters = [np.ascontiguousarray(dfa.delta[:, a], dtype=dtype) for a in range(A)]
+    identity = np.arange(S, dtype=dtype)
+    words = {identity.tobytes(): ()}  # the map's bytes -> its shortest word (BFS: shortest first)
+    maps = [identity]
     queue = deque([identity])
     while queue:
-        m = queue.popleft()
-        arr = np.asarray(m)
+        arr = queue.popleft()
+        word = words[arr.tobytes()]
         for a, g in enumerate(letters):
-            nxt = tuple(g[arr].tolist())  # q -> (q·m)·a
-            if nxt not in elements:
-                if len(elements) >= max_elements:
+            nxt = g[arr]  # q -> (q·m)·a
+            key = nxt.tobytes()
+            if key not in words:
+                if len(words) >= max_elements:
                     raise TooLargeError(f"the transition monoid has more than {max_elements} elements")
-                elements[nxt] = elements[m] + (a,)
+                words[key] = word + (a,)
+                maps.append(nxt)
                 queue.append(nxt)
+    elements = {tuple(m.tolist()): words[m.tobytes()] for m in maps}
     witness, groups = None, 0
     for m, word in elements.items():
         if len(set(m)) == S:
