@@ -153,3 +153,19 @@ def test_monoids_of_known_size():
     assert mon.size == 6 and mon.aperiodic and mon.group_elements == 1
     u1 = DFA(np.array([[0, 1], [1, 1]]), 0, np.array([1, 0]), ("a", "b"))
     assert transition_monoid(u1).size == 2 and transition_monoid(u1).aperiodic
+
+
+def test_a_period_that_is_the_lcm_of_two_cycles():
+    """One letter acting as (0 1)(2 3 4): the monoid is Z_6, the witness's period 6 = lcm(2, 3), and
+    its cycle a real orbit (of length 3): q, q·w, q·w^2 with q·w^3 = q; w^i != w^(i+1) for all i."""
+    perm = np.array([[1], [0], [3], [4], [2]])
+    d = DFA(perm, 0, np.array([1, 0, 0, 0, 0]), ("a",))
+    mon = transition_monoid(d)
+    w = mon.period_witness
+    assert mon.size == 6 and w["word"] == (0,) and w["period"] == 6 and w["index"] == 1
+    cyc = w["cycle"]
+    assert len(cyc) == 3 and all(perm[cyc[j], 0] == cyc[(j + 1) % 3] for j in range(3))
+    power = np.arange(5)
+    for _ in range(12):  # no power of w is idempotent-stable: w^i != w^(i+1)
+        assert not np.array_equal(perm[power, 0], power)
+        power = perm[power, 0]
