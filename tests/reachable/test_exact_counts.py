@@ -99,7 +99,7 @@ def test_count_equals_the_earlier_algorithm_far_beyond_int64(task, arch, n):
     rng = np.random.default_rng(n)
     K = table.answers.shape[0]
     skewed = rng.random((K, n)) < 0.85  # mostly +1: the signed sums take the -1 side
-    tables = [table.answers, table.model_answers, ~skewed, skewed]
+    tables = [table.answers, table.model_answers, ~skewed, skewed, np.ones_like(skewed), np.zeros_like(skewed)]
     got = index_correct_count(sim, reach, table, tables)
     assert got == [_earlier_count(reach, t) for t in tables]
     assert len(reach.levels) > analyses.BIG_FROM + 20 and max(got) > 2 ** 80  # the Python-int part ran
