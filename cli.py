@@ -91,7 +91,8 @@ def check_destinations(args) -> None:
     """Every ``--out``/``--plot`` destination and the extras they need, before any work starts."""
     from commcomp.output import check_destination, require_module
 
-    for path in (getattr(args, "out", None), getattr(args, "plot", None), getattr(args, "dot", None)):
+    for path in (getattr(args, "out", None), getattr(args, "plot", None), getattr(args, "dot", None),
+                 getattr(args, "dfa_json", None)):
         if path:
             check_destination(path)
     if getattr(args, "plot", None):
@@ -612,14 +613,15 @@ def add_import(sub):
 
 
 def cmd_automaton(args):
-    from reductions.search.automaton.api import automaton_analysis, write_dot
+    from reductions.search.automaton.api import automaton_analysis, write_dfa_json, write_dot
     from reductions.search.automaton.view import automaton_view
 
     out = automaton_analysis(args.task, args.arch, args.precision, width=args.width, layers=args.layers,
                              weights=args.weights, seed=args.seed, n=args.n, against=args.against,
                              alphabet=args.alphabet, suffix=args.suffix, max_states=args.max_states,
-                             dot=args.dot is not None)
+                             dot=args.dot is not None, dfa=args.dfa_json is not None)
     write_dot(out, args.dot)
+    write_dfa_json(out, args.dfa_json)
     emit(args, out, lambda: automaton_view(out))
 
 
@@ -636,13 +638,16 @@ def add_automaton(sub):
     p.add_argument("--layers", type=positive_int, help="depth (default 1; a file sets its own)")
     p.add_argument("--n", type=positive_int, help="task size the model is built (or its file checked) for (default 4)")
     p.add_argument("--against", metavar="LANGUAGE", help="prove equivalence at every length or give the shortest "
-                   "counterexample: " + "; ".join(LANGUAGES) + " (e.g. dyck-2-2, parity, mod-3)")
+                   "counterexample: " + "; ".join(LANGUAGES) + " (e.g. dyck-2-2, parity, mod-3); task: the task's "
+                   "own predicate where it is a regular language of every length (dyck)")
     p.add_argument("--alphabet", type=lambda t: [int(v) for v in t.split(",")], metavar="T1,T2,...",
                    help="token ids read (default: the task's vocabulary without [CLS])")
     p.add_argument("--suffix", type=lambda t: [int(v) for v in t.split(",") if v != ""], metavar="T1,...",
                    help="tokens read after each word before the answer (default: the task's [CLS], if any)")
     p.add_argument("--max-states", type=positive_int, metavar="S", help="most reachable states (default 2^15)")
     p.add_argument("--dot", metavar="FILE.dot", help="write the minimal DFA as Graphviz DOT")
+    p.add_argument("--dfa-json", dest="dfa_json", metavar="FILE.json", help="write the minimal DFA as a DFA file "
+                   "(letters, start, output, delta; any size; --against reads it back)")
     _common(p, seed=True)
     p.set_defaults(func=cmd_automaton)
 

@@ -100,19 +100,33 @@ sys.path.insert(0, sys.argv[3])
 from reductions.search.witness import find_witness
 from reductions.simulate import verify
 n, what = int(sys.argv[1]), sys.argv[2]
+def _text(v):  # big ints as hex: str() of an int over 4300 digits is refused
+    return hex(v) if isinstance(v, int) and not isinstance(v, bool) else str(v)
 start = time.perf_counter()
 if what == "witness":
+    import hashlib
     out = find_witness("index-lookup", "lstm", n, "fixed:8:4", width=4)
-    ok = out["found"]
+    exact = [out[k] for k in ("found", "complete", "x", "x_prime", "y", "tried", "model_answer_x",
+                              "model_answer_x_prime", "truth_x", "truth_x_prime")]
+    ok = {"found": out["found"], "digest": hashlib.sha256(repr([_text(v) for v in exact]).encode()).hexdigest()[:16]}
 else:
     out = verify("index-lookup", "lstm", n, "fixed:8:4", width=4, exhaustive=True)
-    ok = out["wrong_count"] if "wrong_count" in out else out["correct_count"] is not None
+    import hashlib
+    exact = [out[k] for k in ("instances", "faithful_count", "correct_count", "model_correct_count", "wrong_count",
+                              "wrong_example", "distinct_messages")]
+    ok = {"wrong_count_bits": out["wrong_count"].bit_length(), "correct": out["correct"],
+          "wrong_example": out["wrong_example"] is not None,
+          "digest": hashlib.sha256(repr([_text(v) for v in exact]).encode()).hexdigest()[:16]}
+use = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"seconds": time.perf_counter() - start, "method": out["method"], "ok": ok,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, default=str))
+                  "user_seconds": use.ru_utime, "sys_seconds": use.ru_stime,
+                  "peak_mb": use.ru_maxrss / 1024}, default=str))
 """
 
 
-def bench_scaling(ns, whats=("witness", "verify")) -> list:
+def bench_scaling(ns, whats=("witness", "verify"), reference_root=None) -> list:
+    """Each (what, n) in its own process; with ``reference_root`` (another checkout, e.g. ``git archive``
+    of an earlier commit), the same child runs there too, right after, as the reference of the ratio."""
     import subprocess
 
     root = str(Path(__file__).resolve().parents[1])
@@ -120,15 +134,27 @@ def bench_scaling(ns, whats=("witness", "verify")) -> list:
     for what in whats:
         base = None
         for n in ns:
-            proc = subprocess.run([sys.executable, "-c", _SCALING_CHILD, str(n), what, root], capture_output=True,
-                                  text=True, check=True)
-            row = {"what": what, "n": n, **json.loads(proc.stdout.strip().splitlines()[-1]), "load": _load()}
-            base = base or row
-            row["time_ratio"], row["memory_ratio"] = row["seconds"] / base["seconds"], row["peak_mb"] / base["peak_mb"]
-            rows.append(row)
-            print(f"[4] {what} n = {n}: {row['seconds']:.2f} s, peak {row['peak_mb']:.0f} MB ({row['method']}); "
-                  f"x{row['time_ratio']:.1f} time, x{row['memory_ratio']:.1f} memory against n = {base['n']} "
-                  f"(n x{n / base['n']:.0f}); {_load()}", flush=True)
+            for label, where in [("this", root)] + ([("reference", reference_root)] if reference_root else []):
+                proc = subprocess.run([sys.executable, "-c", _SCALING_CHILD, str(n), what, where],
+                                      capture_output=True, text=True, check=True)
+                row = {"what": what, "n": n, "code": label, "root": where,
+                       **json.loads(proc.stdout.strip().splitlines()[-1]), "load": _load()}
+                if label == "reference":
+                    mine = rows[-1]
+                    rows.append(row)
+                    print(f"[4] {what} n = {n} at the reference {where}: {row['seconds']:.2f} s wall "
+                          f"({row['user_seconds']:.2f} s user CPU), peak {row['peak_mb']:.0f} MB: this code takes "
+                          f"x{mine['user_seconds'] / row['user_seconds']:.2f} its user CPU, "
+                          f"x{mine['peak_mb'] / row['peak_mb']:.2f} its memory; the same result (exact counts and "
+                          f"example / witness inputs, by digest): {row['ok'] == mine['ok']}; {_load()}", flush=True)
+                    continue
+                base = base or row
+                row["time_ratio"], row["memory_ratio"] = row["seconds"] / base["seconds"], row["peak_mb"] / base["peak_mb"]
+                rows.append(row)
+                print(f"[4] {what} n = {n}: {row['seconds']:.2f} s wall ({row['user_seconds']:.2f} s user CPU of "
+                      f"the whole process, imports included), peak {row['peak_mb']:.0f} MB ({row['method']}); "
+                      f"x{row['time_ratio']:.1f} time, x{row['memory_ratio']:.1f} memory against n = {base['n']} "
+                      f"(n x{n / base['n']:.0f}); {_load()}", flush=True)
     return rows
 
 
@@ -142,13 +168,15 @@ def bench_automaton(max_states: int = 1 << 15) -> list:
     rows = []
 
     def report(name, fn):
+        cpu = time.process_time()
         out, sec = _timed(fn)
+        cpu = time.process_time() - cpu
         out = out[0] if isinstance(out, tuple) else out
-        row = {"case": name, "seconds": sec, **{k: out[k] for k in ("closed", "closed_at_length", "reachable_states",
+        row = {"case": name, "seconds": sec, "cpu_seconds": cpu, **{k: out[k] for k in ("closed", "closed_at_length", "reachable_states",
                                                                     "minimal_states", "equivalent", "aperiodic",
                                                                     "monoid_size", "stopped")}, "load": _load()}
         rows.append(row)
-        print(f"[5] {name}: {sec:.2f} s; closed {row['closed']} (length {row['closed_at_length']}), "
+        print(f"[5] {name}: {sec:.2f} s wall, {cpu:.2f} s CPU; closed {row['closed']} (length {row['closed_at_length']}), "
               f"{row['reachable_states']} states, minimal {row['minimal_states']}, equivalent {row['equivalent']}, "
               f"aperiodic {row['aperiodic']} (monoid {row['monoid_size']}); {_load()}", flush=True)
 
@@ -164,10 +192,21 @@ def bench_automaton(max_states: int = 1 << 15) -> list:
         weights = str(Path(tmp) / "tiny.npz")
         cli.main(["import", "torch", str(fixture), "--arch", "lstm", "--task", "index-lookup", "--n", "8",
                   "--out", weights, "--format", "json"])
+        first_is_one = Path(tmp) / "first_is_one.json"  # a DFA file: "the first letter is 1"
+        first_is_one.write_text(json.dumps({"letters": ["0", "1"], "start": 0, "output": [0, 1, 0],
+                                            "delta": [[2, 1], [1, 1], [2, 2]]}))
         for fmt in ("fixed:2:1", "fixed:8:4"):
-            report(f"trained LSTM (tiny, width 16) {fmt} over 0/1 then query 0", lambda: automaton_analysis(
-                "index-lookup", "lstm", fmt, weights=weights, n=8, alphabet=[0, 1], suffix=[2],
-                max_states=max_states))
+            report(f"trained LSTM (tiny, width 16) {fmt} over 0/1 then query 0, against 'first letter is 1'",
+                   lambda: automaton_analysis("index-lookup", "lstm", fmt, weights=weights, n=8, alphabet=[0, 1],
+                                              suffix=[2], max_states=max_states, against=str(first_is_one)))
+        # a proof that explores the whole product: against its own minimal DFA, saved from the JSON
+        own = automaton_analysis("index-lookup", "lstm", "fixed:2:1", weights=weights, n=8, alphabet=[0, 1],
+                                 suffix=[2], max_states=max_states, dfa=True)  # what --dfa-json writes
+        own_file = Path(tmp) / "own_minimal_dfa.json"
+        own_file.write_text(json.dumps(own["dfa_file"]))
+        report("trained LSTM (tiny, width 16) fixed:2:1 against its own minimal DFA (a DFA file)",
+               lambda: automaton_analysis("index-lookup", "lstm", "fixed:2:1", weights=weights, n=8,
+                                          alphabet=[0, 1], suffix=[2], max_states=max_states, against=str(own_file)))
     return rows
 
 
@@ -208,6 +247,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-states", type=int, default=4096)
     p.add_argument("--scaling-ns", nargs="+", type=int, default=[1000, 4000, 10000])
     p.add_argument("--scaling-what", nargs="+", choices=["witness", "verify"], default=["witness", "verify"])
+    p.add_argument("--reference-root", metavar="DIR", help="scaling: run each child also on this checkout "
+                   "(e.g. `git archive COMMIT | tar -x -C DIR`) as the reference of the same run")
     p.add_argument("--out", help="write the rows as JSON")
     args = p.parse_args(argv)
     only = set(args.only or ["n1024", "ratio", "table", "scaling", "automaton"])
@@ -217,7 +258,7 @@ def main(argv=None) -> int:
     if "ratio" in only:
         out["ratio"] = bench_ratio(args.ratio_archs, args.ratio_n)
     if "scaling" in only:
-        out["scaling"] = bench_scaling(args.scaling_ns, args.scaling_what)
+        out["scaling"] = bench_scaling(args.scaling_ns, args.scaling_what, args.reference_root)
     if "automaton" in only:
         out["automaton"] = bench_automaton()
     if "table" in only:

@@ -12,15 +12,19 @@ settings over the letters 0 and 1 (both width 1):
   ``h >= 1/2``. The transition monoid is aperiodic (checked, not assumed, in the tests): every map
   ``h -> h/2 + c`` is a contraction, and at finite precision its powers settle (a long enough
   power sends every state to one point). Sarrof, Veitsman and Hahn (NeurIPS 2024, arXiv
-  2405.17394; abstract checked in newer-results.md §14) show that SSMs implement star-free state
-  tracking exactly and that non-negative gates limit them, parity being the example; the exact
-  statement (finite precision, non-negative diagonal transitions: star-free languages only) is
-  recorded there from memory, not checked against the paper. This model is one such SSM.
+  2405.17394) find that SSMs implement exact solutions to star-free state tracking (abstract,
+  checked) and that non-negative gates keep an SSM from recognizing parity (as Grazzi et al.'s
+  abstract reports it: [S]); this model is such an SSM, and its monoid is aperiodic.
 * ``"parity"``: ``a(0) = 1``, ``a(1) = -1`` (an eigenvalue -1), ``b = 0``, ``h_0 = 1``; then
   ``h_t = (-1)^(#1s)`` exactly in any format, and the readout accepts when ``h > 0``: even parity.
   Its monoid is the cyclic group Z2 (not aperiodic: the word "1" has period 2). Grazzi et al.
-  (ICLR 2025, arXiv 2411.12537; newer-results.md §15, from the paper) prove that finite-precision linear RNNs with only positive
-  eigenvalues cannot solve parity and that negative eigenvalues (in [-1, 1]) unlock it (§15).
+  (ICLR 2025, arXiv 2411.12537) prove that finite precision linear RNNs whose transition matrices
+  have only positive eigenvalues cannot solve parity (abstract, checked); the eigenvalue -1 is
+  what this one has.
+
+The statements, their evidence tags and what each was checked against:
+:data:`commcomp.automata.results.STATE_TRACKING_RESULTS` (``automaton`` lists the ones a monoid
+verdict speaks to in ``state_tracking``).
 
 Examples
 --------

@@ -194,6 +194,14 @@ class Task(ABC):
     def length(self, n: int) -> int:
         """Sequence length N at size ``n``."""
 
+    @property
+    def language(self) -> str | None:
+        """The task's predicate as a language of every length, where it is one and regular
+        (``commcomp.automata.language_dfa``'s names, over the task's letters in id order, the
+        answer token left out): what ``automaton --against task`` proves. None for a predicate
+        defined at one size n only (an index lookup at n, string equality at n, ...)."""
+        return None
+
     def feature_width(self, n: int) -> int:
         """``d`` of the batch's ``features`` ``(B, N, d)`` at size ``n``; 0 for token-only tasks.
         The memory checks count ``8 d`` bytes a position for it (a float64 each)."""

@@ -101,6 +101,12 @@ class Dyck(Task):
         return self._dfa[0]
 
     @property
+    def language(self) -> str:
+        """``dyck-k-D``: the predicate does not depend on n (odd lengths are never well nested),
+        over the openers then the closers, as the vocabulary orders them."""
+        return f"dyck-{self.types}-{self.depth}"
+
+    @property
     def num_states(self) -> int:
         """sum_{d=0..D} k^d + 1 (reference C6)."""
         return self._dfa[0].shape[0]

@@ -135,3 +135,25 @@ def test_trained_lstm_file(tmp_path):
                              suffix=[2], max_states=2000)
     assert out["weights"] == weights and out["closed"] is False and out["reachable_states"] > 2000
     assert out["minimal_states"] is None and out["equivalent"] is None
+
+
+def test_against_the_task_itself_proves_the_dyck_construction_and_refuses_a_fixed_size_predicate():
+    """``--against task``: Dyck's own predicate (its ground truth's language, dyck-2-2), checked
+    against the task's ground truth on every bracket string up to 8; a task whose predicate is
+    defined at one n only is refused."""
+    from commcomp.automata import language_dfa
+    from commcomp.errors import InvalidParameterError
+    from reductions.tasks.dyck import Dyck
+
+    task = Dyck(types=2, depth=2)
+    target = language_dfa(task.language, ["(", "[", ")", "]"])
+    for half in range(0, 5):
+        words = _all_words(4, 2 * half)
+        truth = task.ground_truth(task.make_batch(half, np.concatenate(
+            [words, np.full((len(words), 1), task.cls)], axis=1))).ravel() if half else np.ones(1)
+        assert [accepts(target, w) for w in words] == [bool(t) for t in truth]
+    out = automaton_analysis("dyck", "rnn", "fixed:2:0", weights="construction", against="task")
+    assert out["against"] == "dyck-2-2" and out["equivalent"] is True
+    for kwargs in ({"task": "index-lookup", "arch": "lstm"}, {"task": "dyck", "arch": "lstm", "alphabet": [0, 1]}):
+        with pytest.raises(InvalidParameterError, match="--against task"):
+            automaton_analysis(kwargs.pop("task"), kwargs.pop("arch"), "fixed:4:2", against="task", **kwargs)

@@ -7,9 +7,14 @@ with ``[CLS]`` read after each word) or a stated one, and, when the reachable se
 * the minimal DFA after readout (:func:`commcomp.automata.minimize`), as JSON and DOT;
 * with ``against``: the product with the target language's DFA, which either proves that the
   model decides the target at every length (``equivalent: true``) or gives the shortest
-  counterexample, re-run through the unsplit model token by token;
+  counterexample, re-run through the unsplit model token by token; ``against="task"`` takes the
+  task's own predicate where it is a regular language of every length (``Task.language``: Dyck's
+  ``dyck-k-D``), and the JSON's ``against`` names the language used;
 * the transition monoid of the minimal DFA: ``aperiodic`` (the language is star-free,
-  Schützenberger) or a ``period_witness`` (a word acting as a cycle of length k > 1).
+  Schützenberger) or a ``period_witness`` (a word acting as a cycle of length k > 1), and in
+  ``state_tracking`` the results on state tracking that verdict speaks to
+  (:data:`commcomp.automata.results.STATE_TRACKING_RESULTS`: Sarrof, Veitsman, Hahn; Grazzi et al.;
+  each with its evidence tag).
 
 Examples
 --------
@@ -26,9 +31,10 @@ import time
 
 import numpy as np
 
-from commcomp.automata import language_dfa, minimize, shortest_difference, to_dot, to_json, transition_monoid
+from commcomp.automata import LANGUAGES, language_dfa, minimize, shortest_difference, to_dot, to_json, transition_monoid
 from commcomp.automata.dfa import DFA
 from commcomp.automata.monoid import DEFAULT_MAX_ELEMENTS
+from commcomp.automata.results import results_for
 from commcomp.backend import to_numpy
 from commcomp.errors import InvalidParameterError, TooLargeError
 
@@ -36,7 +42,7 @@ from ...simulate.outputs import answers_from_logits
 from .build import task_model
 from .extract import DEFAULT_MAX_STATES, extract_automaton
 
-__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "MAX_GRAPH_STATES", "MONOID_WORK", "DEFAULT_N"]
+__all__ = ["automaton_analysis", "automaton_of_model", "write_dot", "write_dfa_json", "MAX_GRAPH_STATES", "MONOID_WORK", "DEFAULT_N"]
 
 MONOID_WORK = 1 << 24  # monoid elements x states the closure may build
 MAX_GRAPH_STATES = 4096  # the minimal DFA goes into the JSON up to this many states
@@ -61,6 +67,17 @@ def _task_alphabet(task, task_n: int, alphabet, suffix=None):
                                     f"0..{task.vocab_size(task_n) - 1}")
     names = [vocab[t] if t < len(vocab) else str(t) for t in range(task.vocab_size(task_n))]
     return letters, suffix, names
+
+
+def _task_language(task, alphabet, suffix) -> str:
+    """``--against task``: the task's own predicate as a language of every length (``Task.language``),
+    over the task's default letters only (another alphabet would change what the letters mean)."""
+    if task.language is None:
+        raise InvalidParameterError(f"--against task: {task.name}'s predicate is defined at one size n, not a "
+                                    f"language of every length; name a language ({', '.join(LANGUAGES)})")
+    if alphabet is not None or suffix is not None:
+        raise InvalidParameterError("--against task reads the task's own letters: leave out --alphabet and --suffix")
+    return task.language
 
 
 def _word_text(names, word) -> str:
@@ -90,7 +107,8 @@ def automaton_of_model(model, letters, suffix=(), names=None, *, classes=2, answ
            "reachable_states": auto.reachable_states, "roundtrip_failures": auto.roundtrip_failures,
            "stopped": auto.stopped, "seconds_explore": auto.seconds, "minimal_states": None,
            "against": against, "equivalent": None, "counterexample": None, "aperiodic": None,
-           "period_witness": None, "monoid_size": None, "monoid_note": None, "minimal_dfa": None}
+           "period_witness": None, "monoid_size": None, "monoid_note": None, "minimal_dfa": None,
+           "state_tracking": []}
     if not auto.closed:
         out["note"] = f"the reachable set did not close ({auto.stopped}): nothing holds at every length"
         out["seconds"] = time.perf_counter() - start
@@ -124,6 +142,8 @@ def automaton_of_model(model, letters, suffix=(), names=None, *, classes=2, answ
                                      "index": w["index"], "cycle": w["cycle"]}
     except TooLargeError as exc:
         out["monoid_note"] = str(exc)
+    out["state_tracking"] = [{"id": r.id, "arxiv": r.arxiv, "evidence": r.evidence, "statement": r.statement}
+                             for r in results_for(out["aperiodic"])]
     out["seconds"] = time.perf_counter() - start
     return out, minimal
 
@@ -137,7 +157,7 @@ def _state_of(dfa, word) -> int:
 
 def automaton_analysis(task, arch, precision, *, width=None, layers=None, weights="random", seed=0, n=None,
                        against=None, alphabet=None, suffix=None, max_states=None, max_monoid=None, model=None,
-                       dot=False) -> dict:
+                       dot=False, dfa=False) -> dict:
     """The ``automaton`` JSON (module docstring; fields in docs/CONVENTIONS and the issue's list).
 
     Raises
@@ -150,6 +170,8 @@ def automaton_analysis(task, arch, precision, *, width=None, layers=None, weight
     tm = task_model(task, arch, n or DEFAULT_N, precision, width=width, layers=layers, weights=weights, seed=seed,
                     model=model)
     task_n = tm.reduction.task_size(tm.n)
+    if against is not None and str(against).strip().lower() == "task":
+        against = _task_language(tm.task, alphabet, suffix)
     letters, suffix, names = _task_alphabet(tm.task, task_n, alphabet, suffix)
     out = {"task": tm.task.name, "arch": tm.arch, "precision": tm.precision.name, "width": tm.width,
            "layers": tm.layers, "weights": tm.weights, "seed": tm.seed, "n": tm.n}
@@ -159,7 +181,25 @@ def automaton_analysis(task, arch, precision, *, width=None, layers=None, weight
     out.update(fields)
     if dot and minimal is not None:
         out["dot"] = to_dot(minimal, f"{tm.task.name} {tm.arch} {tm.precision.name}")
+    if dfa and minimal is not None:
+        out["dfa_file"] = to_json(minimal)  # whatever its size (the JSON's minimal_dfa stops at MAX_GRAPH_STATES)
     return out
+
+
+def write_dfa_json(out: dict, path) -> None:
+    """Write ``out["dfa_file"]`` (the minimal DFA, :func:`commcomp.automata.to_json`'s fields: a DFA
+    file that ``against`` reads back) to ``path`` atomically and drop it from ``out``; as
+    :func:`write_dot` otherwise."""
+    if path is None:
+        return
+    import json
+
+    from commcomp.output import write_text
+
+    data = out.pop("dfa_file", None)
+    if data is None:
+        raise InvalidParameterError(f"no DFA written: the reachable set did not close ({out.get('stopped')})")
+    write_text(path, json.dumps(data) + "\n")
 
 
 def write_dot(out: dict, path) -> None:

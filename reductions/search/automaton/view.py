@@ -46,6 +46,9 @@ def automaton_rows(out: dict) -> list:
                                           f"with period {w['period']} (not star-free)"])
     elif out.get("monoid_note"):
         rows.append(["transition monoid", out["monoid_note"]])
+    if out.get("state_tracking"):
+        rows.append(["state tracking", "; ".join(f"{r['id']} {r['evidence']} (arXiv {r['arxiv']})"
+                                                 for r in out["state_tracking"])])
     rows.append(["codec round trips failed", str(out["roundtrip_failures"])])
     rows.append(["seconds", f"{out['seconds']:.2f}"])
     return rows

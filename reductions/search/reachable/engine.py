@@ -8,13 +8,15 @@ candidates whose encoded messages are bit-equal merge into one class. Each class
 
 * the canonical state (decoded from its message: what Bob would hold),
 * its representative input (the first candidate that reached it: a parent pointer and a letter),
-* the exact number of Alice's inputs in it (Python ints: counts reach 2^n),
 
 and each level keeps its transition table ``next_class (S_prev, A)``, from which the analyses
-(:mod:`.analyses`) recover every count they need. The tables are all a level stores: the counts
-of level t have t bits each, so keeping them all would cost O(n^2) bits; they are kept every
-:data:`COUNT_CHECKPOINT` levels and recomputed forward from the nearest one on demand
-(:meth:`ReachableStates.counts_at`, a block at a time). Two different inputs that merge are a
+(:mod:`.analyses`) recover every count they need: the exact number of Alice's inputs in each
+class (Python ints: counts reach 2^n) is computed only when asked for
+(:meth:`ReachableStates.counts_at`), by one forward pass over the tables. The counts of level t
+have t bits each, so the pass costs O(n^2) bit operations (at n = 100,000 it was most of a
+``witness`` run, which needs none of them) and keeping them all would cost O(n^2) bits: the pass
+keeps them every :data:`COUNT_CHECKPOINT` levels and recomputes the rest forward from the nearest
+one, a block at a time. Two different inputs that merge are a
 *message collision*: the first few are kept as witnesses. The exploration stops when all of
 Alice's positions are done or when a budget (classes at a level, bytes kept) is exceeded; then
 :attr:`ReachableStates.complete` is False and :attr:`ReachableStates.stopped` says why.
@@ -64,7 +66,7 @@ class Level:
     next_class : ``(S_prev, A)`` int64: the class each (parent class, letter) reaches
     rep_parent, rep_letter : ``(S,)`` int64: the candidate each class keeps as representative
     counts : ``(S,)`` object: Alice's inputs in each class (Python ints, unread bits included),
-        recomputed from the tables by the exploration it belongs to (:meth:`ReachableStates.counts_at`)
+        computed from the tables when asked for (:meth:`ReachableStates.counts_at`)
     """
 
     position: int
@@ -148,9 +150,10 @@ class ReachableStates:
         return np.array([self.unread_factor], dtype=object)
 
     def counts_at(self, i: int) -> np.ndarray:
-        """Alice's inputs in each class of level ``i`` ``(S_i,)`` (Python ints), recomputed forward
-        from the last checkpoint at or before it; the block of levels it recomputes is kept, so
-        walking the levels in either order costs one forward pass per block."""
+        """Alice's inputs in each class of level ``i`` ``(S_i,)`` (Python ints), computed forward
+        from the last checkpoint at or before it (the first call runs the tables from the start up to
+        it, keeping a checkpoint every :data:`COUNT_CHECKPOINT` levels); the block of levels it
+        recomputes is kept, so walking the levels in either order costs one forward pass per block."""
         if i < 0:
             i += len(self.levels)
         if not 0 <= i < len(self.levels):
@@ -159,6 +162,8 @@ class ReachableStates:
         if first is not None and first <= i < first + len(block):
             return block[i - first]
         start = i - i % COUNT_CHECKPOINT
+        if start not in self.checkpoints:
+            self._checkpoints_up_to(start)
         counts = self.checkpoints[start]
         block = [counts]
         for t in range(start + 1, min(start + COUNT_CHECKPOINT, len(self.levels))):
@@ -167,13 +172,29 @@ class ReachableStates:
         self._block = (start, block)
         return block[i - start]
 
+    def _checkpoints_up_to(self, start: int) -> None:
+        """The counts of every checkpoint level up to ``start``, forward from the last one kept."""
+        done = [t for t in self.checkpoints if t < start]
+        t0 = max(done) if done else -1
+        counts = self.checkpoints[t0] if done else self.start_counts
+        for t in range(t0 + 1, start + 1):
+            counts = _step_counts(counts, self.levels[t].next_class, self.levels[t].size)
+            if t % COUNT_CHECKPOINT == 0:
+                self.checkpoints[t] = counts
+
     @property
     def unread_factor(self) -> int:
         return 1 << len(self.layout.unread)
 
     @property
     def total_inputs(self) -> int:
-        return int(sum(self.final_counts))
+        """Alice's inputs the explored levels cover: the letters' product times the unread bits
+        (every (parent, letter) candidate lands in one class, so this is ``sum(final_counts)``,
+        without the forward pass)."""
+        total = self.unread_factor
+        for lv in self.levels:
+            total *= lv.next_class.shape[1]
+        return total
 
     @property
     def injective(self) -> bool:
@@ -286,7 +307,6 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
     """
     start = time.perf_counter()
     keys, state = canonical(model, model.init_state(1))
-    counts = np.array([1 << len(layout.unread)], dtype=object)
     reach = ReachableStates(layout, [], [1], state, keys)
     live = keys.shape[1] + 8 * model.state_numbers()  # bytes of a class's message and state (this level only)
     cache = {}  # letters -> (parent keys, first, inverse, keys, state, failures) of their last computed step
@@ -316,13 +336,10 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
                              else f"budget: level {t + 1} needs {need} bytes ({2 * S * A * live} for its "
                                   f"candidates' states and messages), more than max_bytes {max_bytes}")
             break
-        new_counts = _step_counts(counts, inverse.reshape(S, A), K)
         if K < S * A:
             reach.merged_candidates += S * A - K
             _record(reach, t, first, inverse, A)
-        keys, state, counts = new_keys, new_state, new_counts
-        if t % COUNT_CHECKPOINT == 0:
-            reach.checkpoints[t] = counts
+        keys, state = new_keys, new_state
         reach.levels.append(Level(t, int(layout.bit_at[t]), letters, inverse.reshape(S, A), first // A,
                                   first % A, t, reach))
         reach.sizes.append(K)
@@ -330,8 +347,6 @@ def explore_model(model, layout: AliceLetters, *, max_states: int = DEFAULT_MAX_
         if progress is not None:
             progress(t + 1, layout.split_at)
     reach.state, reach.keys = state, keys
-    if reach.levels:
-        reach._block = (len(reach.levels) - 1, [counts])  # the final counts, asked for by every analysis
     reach.seconds = time.perf_counter() - start
     return reach
 
