@@ -102,12 +102,12 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            tags=("[S]",), paper_form="h = O(1), m = O(1), p = O(log n)", section="SHT24 §1"),
     _bound(id="COMMCOMP-IH-2TF", paper="commcomp", task="induction-heads", problem=None, split=None,
            arch_class="transformer-2layer", kind="upper", quantity="width",
-           formula=3 * sigma + 2 * sp.ceiling(log2(N)) + 3,
+           formula=3 * sigma + 2 * sp.ceiling(log2(N)) + 2,
            assumptions="models/constructions/induction_heads.py: previous-token head, an MLP that turns "
-                       "position 0 into a sink, then a rightmost-match head; one-hot tokens (sigma = |Sigma|; "
+                       "position 0 into a sink, then a rightmost-match head (recency from +-1 position bits, exact scores); one-hot tokens (sigma = |Sigma|; "
                        "the INDEX partition uses sigma = 3); 1 head per layer; p = O(log N)",
            source="explicit 2-layer weights", tags=("[D✓]",), ref_id="SHT24-IH-2TF",
-           status="every input at N <= 5 (|Sigma| = N) and N <= 8 (|Sigma| = 3); sampled at the crossover",
+           status="every input at N <= 5 (|Sigma| = N), N <= 8 (|Sigma| = 3) and N = 12 (|Sigma| = 2), bfloat16 included; sampled at the crossovers",
            section="SHT24 §1"),
     # -- function composition -----------------------------------------------------------------------
     _bound(id="PNP-FC-1TF", paper="PNP", task="function-composition", problem="index",

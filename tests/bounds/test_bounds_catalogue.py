@@ -124,7 +124,7 @@ HAND = {
     # issue 23 (commcomp.bounds.newer); _cap is the bits g holds, counted by a loop
     "COMMCOMP-IH-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "COMMCOMP-IH-RNN": lambda N, p, P: _n(N),
-    "COMMCOMP-IH-2TF": lambda N, p, P: 3 * P["alphabet"] + 2 * ceil(log2(N)) + 3,
+    "COMMCOMP-IH-2TF": lambda N, p, P: 3 * P["alphabet"] + 2 * ceil(log2(N)) + 2,
     "COMMCOMP-FC-2TF": lambda N, p, P: 5 * ceil(log2((N - 1) // 2)) + 2,
     "COMMCOMP-FC-split-3TF": lambda N, p, P: 8 * ceil(log2((N - 1) // 4)) + 2 * ceil(log2(N)) + 2,
     "COMMCOMP-copy-1TF": lambda N, p, P: 2 * P["alphabet"] + 2 * ceil(log2((N - 1) // 2)) + 1,
