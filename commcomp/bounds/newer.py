@@ -125,6 +125,15 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
                        "(1 + (n + 1) L - 2^(L+1) + 2, L = floor(log2 n); n log2 n - O(n)); N = 2n + 1",
            source="INDEX -> function composition", tags=("[D]",),
            status="checked exhaustively up to k = 12 bits (tests/reductions)", section="PNP §3"),
+    _bound(id="COMMCOMP-FC-1TF-bits", paper="commcomp", task="function-composition", problem="index",
+           split="prefix/suffix one-way (g to Alice, one bit per entry; f(0) to Bob, query public; layout pairs)",
+           arch_class="transformer-1layer", kind="lower", quantity="heads_times_width_plus_1",
+           formula=n / _SUMS, definitions=(_HALF,),
+           assumptions="INDEX_n -> composition at domain n with g's values in {0, 1} (index@bits): weaker than "
+                       "COMMCOMP-FC-1TF by a log n factor, but each of Alice's tokens depends on one bit, which "
+                       "the 1-layer witness search needs; N = 2n + 1",
+           source="INDEX -> function composition (one bit per entry)", tags=("[D]",),
+           status="checked exhaustively up to k = 12 bits (tests/reductions)", section="PNP §3"),
     _bound(id="COMMCOMP-FC-RNN", paper="commcomp", task="function-composition", problem="index",
            split="prefix/suffix one-way (g first)", arch_class="recurrent", kind="lower", quantity="state_bits",
            formula=_CAPACITY, definitions=(_HALF,), conditions=(N >= 5,),

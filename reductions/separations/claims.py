@@ -171,6 +171,20 @@ def _lower_only(spec, lad, fmt, bits, heads) -> ClaimResult:
                        "not shown", why)
 
 
+def _same_length_size(task: str, problem: str, n: int) -> int:
+    """The size of ``problem``'s reduction of ``task`` whose input is as long as the default reduction's
+    at size n (the crossover's N), so the weak side's own reduction is checked at the same N; n itself
+    when no size gives that length."""
+    from reductions.registry import get_reduction
+
+    length, own = int(get_reduction(task).length(n)), get_reduction(task, problem)
+    lo, hi = 1, max(1, length)
+    while lo < hi:  # lengths grow with the size: the smallest size at least as long
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if int(own.length(mid)) < length else (lo, mid)
+    return lo if int(own.length(lo)) == length else n
+
+
 def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_width, weights, seed,
                       check_max_length) -> ClaimResult:
     from .ladder import WidthCurves
@@ -204,7 +218,8 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
                                                      samples=samples, budget=budget, weak_width=weak_width,
                                                      weights=weights, seed=seed, heads=heads)}
     if spec.problem is not None and row.length <= check_max_length:  # the weak side's own reduction
-        checks["witness"] = witness_check(spec.task, spec.weak_arch, spec.weak_layers, x, fmt,
+        checks["witness"] = witness_check(spec.task, spec.weak_arch, spec.weak_layers,
+                                          _same_length_size(spec.task, spec.problem, x), fmt,
                                           lower_width=row.lower_bound_width, weak_width=weak_width, weights=weights,
                                           budget=budget, seed=seed, heads=heads, cot=spec.cot, problem=spec.problem)
     checks["witness"] = _strict_witness(checks["witness"], spec, x, fmt, weak_width=weak_width, budget=budget,

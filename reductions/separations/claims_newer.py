@@ -50,7 +50,7 @@ NEWER_CLAIMS: tuple[dict, ...] = (
          "Function composition: one layer cannot compose unless H(m + 1)p >= n log n (PNP); 2 layers of "
          "log width compose (layout pairs)", "PNP-FC-1TF, COMMCOMP-FC-1TF vs COMMCOMP-FC-2TF",
          "Omega(n log n / p) vs O(log n)", "function-composition", "transformer", 1, "transformer", 2,
-         "composition-2tf", beside_bound="COMMCOMP-FC-1TF"),
+         "composition-2tf", beside_bound="COMMCOMP-FC-1TF", problem="index@bits"),
     _row("newer-FC-RNN", "newer",
          "Function composition, g first: a recurrent model must hold g (n log n bits); 2 layers of log "
          "width compose", "COMMCOMP-FC-RNN vs COMMCOMP-FC-2TF", "Omega(n log n / p) vs O(log n)",
