@@ -56,3 +56,27 @@ def test_ih_rnn_witness_runs_on_the_prefix_reduction():
     prefix = witness_check("induction-heads", "elman", 1, 40, "bfloat16", lower_width=3, problem="index@prefix")
     assert default.status == "not checked"   # the partition split has no recurrent protocol
     assert prefix.status == "found" and prefix.data["bits_per_message"] < prefix.data["lower_bound_bits"]
+
+
+def test_depth_fc_witness_runs_on_the_one_bit_reduction_at_the_crossover_length():
+    from reductions import get_reduction
+    from reductions.separations.checks import witness_check
+    from reductions.separations.claims import _same_length_size
+
+    default, bits = get_reduction("function-composition"), get_reduction("function-composition", "index@bits")
+    k = next(k for k in range(1, 2000) if default.length(k) == 187)   # the claim's crossover N at bfloat16
+    assert bits.length(_same_length_size("function-composition", "index@bits", k)) == 187
+    assert _same_length_size("induction-heads", "index@prefix", 40) == 40    # same lengths: same size
+    refused = witness_check("function-composition", "transformer", 1, k, "bfloat16", lower_width=38)
+    assert refused.status == "not checked" and "several bits" in refused.detail
+    found = witness_check("function-composition", "transformer", 1, 93, "bfloat16", lower_width=38,
+                          problem="index@bits")
+    assert found.status == "found" and found.data["bits_per_message"] < found.data["lower_bound_bits"] == 93
+
+
+def test_depth_ih_witness_runs_at_its_crossover():
+    """The partition split of induction heads runs the attention engine (no (B, N, N) arrays): N = 1839."""
+    from reductions.separations.checks import witness_check
+
+    found = witness_check("induction-heads", "transformer", 1, 919, "bfloat16", lower_width=34)
+    assert found.status == "found" and found.data["bits_per_message"] < found.data["lower_bound_bits"] == 919
