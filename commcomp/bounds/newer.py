@@ -14,8 +14,10 @@ Sources and what was read (tags, per the catalogue's convention):
   length, GSSMs are limited by their fixed-size state: [P] at abstract level; the formal
   ``error > 1 - |S|/|D|^L`` was not found in any stored text: [R], and commcomp derives the same
   pigeonhole form [D] (a state that outputs the copy is correct on at most |S| of the |D|^L strings).
-- JRT (arXiv 2407.05483): recall reduces to set disjointness, the memory depends on which set comes
-  first, and reading twice helps: abstract-level [S] (from the reference notes; not re-read here).
+- JRT (arXiv 2407.05483): the abstract (read, the authors' text in a stored copy of the arXiv HTML):
+  recall reduces to set disjointness, the recurrent memory needed to solve it "changes with set order,
+  i.e., whether the smaller set appears first", and repeating the context (JRT-Prompt) helps: [P] for
+  these statements (abstract level); the bit counts are commcomp's [D].
 
 Every formula with a number commcomp can evaluate is commcomp's own reduction ([D]): INDEX one-way, with
 the sizes of :mod:`reductions.composition` written out (capacity of g: ``1 + (n + 1) L - 2^(L+1) + 2``,
@@ -217,7 +219,7 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            assumptions="sets of sizes a <= b over [n]: one pass with the small set first needs log2 C(n, a) "
                        "bits, with the large set first log2 C(n, b); reading the context twice needs "
                        "log2 C(n, a) + 1 (reductions/search/jrt.py counts all three exactly at small n)",
-           source="recall reduces to set disjointness; order matters; JRT", tags=("[S]", "[D]"),
+           source="recall reduces to set disjointness; order matters; JRT", tags=("[P]", "[D]"),
            paper_form="the memory needed depends on which set comes first; repeating the context helps",
-           status="the statement [S] (reference notes); the counts [D], exact by brute force", section="JRT §3"),
+           status="the statement [P] (abstract, read); the counts [D], exact by brute force", section="JRT §3"),
 )
