@@ -66,5 +66,6 @@ NEWER_DERIVED: tuple[dict, ...] = (
          "Function evaluation, inputs and values at different positions: a second partition (Bob the "
          "input tokens, Alice the values) binds 1 layer; the pairs layout has none (Strobl et al.)",
          "SAF-FE-split-1TF beside PNP-FC-1TF", "Omega(N/(p + log N)) (lower bound only)",
-         "function-composition", "transformer", 1, None, None, None, beside_bound="SAF-FE-split-1TF"),
+         "function-composition", "transformer", 1, None, None, None, beside_bound="SAF-FE-split-1TF",
+         problem="index@split"),
 )
