@@ -189,7 +189,7 @@ def _bits_owners(k):
 
 index_to_function_composition_bits = Reduction(
     name="index@bits->function-composition", problem="index", task=_FC, split="prefix-suffix",
-    source="COMMCOMP-FC-1TF-bits", section="PNP 2024 Thm 1 [D]", tag="[D]",
+    source="COMMCOMP-FC-bits-1TF", section="PNP 2024 Thm 1 [D]", tag="[D]",
     encoder=_encode_function_composition_bits, owners_of=_bits_owners,
     decoder=_answer_bit, task_size=_bits_domain, query_fixed=True,
     notes="layout pairs, domain n = max(2, k): g(i) = x_i (Alice; one bit per entry, so each of her "

@@ -127,7 +127,7 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
                        "(1 + (n + 1) L - 2^(L+1) + 2, L = floor(log2 n); n log2 n - O(n)); N = 2n + 1",
            source="INDEX -> function composition", tags=("[D]",),
            status="checked exhaustively up to k = 12 bits (tests/reductions)", section="PNP §3"),
-    _bound(id="COMMCOMP-FC-1TF-bits", paper="commcomp", task="function-composition", problem="index",
+    _bound(id="COMMCOMP-FC-bits-1TF", paper="commcomp", task="function-composition", problem="index",
            split="prefix/suffix one-way (g to Alice, one bit per entry; f(0) to Bob, query public; layout pairs)",
            arch_class="transformer-1layer", kind="lower", quantity="heads_times_width_plus_1",
            formula=n / _SUMS, definitions=(_HALF,),

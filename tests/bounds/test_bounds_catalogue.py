@@ -131,7 +131,7 @@ HAND = {
     "PNP-FC-1TF": lambda N, p, P: _n(N) * log2(_n(N)) / p,
     "COMMCOMP-FC-1TF": lambda N, p, P: _cap(_n(N)) / (p + ceil(log2(N))),
     "COMMCOMP-FC-RNN": lambda N, p, P: _cap(_n(N)),
-    "COMMCOMP-FC-1TF-bits": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
+    "COMMCOMP-FC-bits-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "SAF-FE-split-1TF": lambda N, p, P: ((N - 1) // 4) / (p + ceil(log2(N))),
     "JBKM-copy-GSSM": lambda N, p, P: _n(N) * log2(P["alphabet"]),
     "JBKM-copy-GSSM-error": lambda N, p, P: _n(N) * log2(P["alphabet"]) + log2(1 - P["eps"]),
