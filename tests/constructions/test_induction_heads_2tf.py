@@ -49,20 +49,23 @@ def test_a_format_that_cannot_hold_the_query_weight_is_refused():
         make_induction_heads(300, "fixed:16:8")  # 2^(9 + 3) > 2^7
 
 
-def _crossover(p, theorem, arch):
-    for N in range(5, 8193, 2):
+def _crossover(p, theorem, arch, start=5):
+    for N in range(start, 8193, 2):
         rows = [r for r in compute_bounds(N, p, task="induction-heads", arch=arch, layers=1) if r.theorem == theorem]
         if rows and rows[0].min_width > evaluate_bound("COMMCOMP-IH-2TF", N=N, alphabet=3):
             return N
 
 
 def test_crossovers():
-    # (N - 1)/2 / (16 + 11) - 1 = 33.04 > 33 = 9 + 22 + 2; recurrent: (N - 1)/2 / 16 = 31.06 > 31
+    # (N - 1)/2 / (16 + 11) - 1 = 33.04 > 33 = 9 + 22 + 2; recurrent: (N - 1)/2 / 16 = 31.06 > 31 first
+    # crosses at 995, but the width steps to 33 at N = 1025 (c = 11), so the crossing that stays (the
+    # one `commcomp separations` reports) is 1059: 529/16 = 33.06 > 33
     assert _crossover(16, "COMMCOMP-IH-1TF", "transformer") == 1839
     assert _crossover(16, "COMMCOMP-IH-RNN", "elman") == 995
+    assert _crossover(16, "COMMCOMP-IH-RNN", "elman", start=1025) == 1059
 
 
-@pytest.mark.parametrize("N", [995, 1091, 1839])
+@pytest.mark.parametrize("N", [995, 1059, 1091, 1839])
 @pytest.mark.parametrize("precision", ["bfloat16", "float32"])
 def test_at_the_crossovers_on_the_reduction_and_on_samples(N, precision):
     c = get_construction("induction-heads").make(N, precision, alphabet=3)
