@@ -8,7 +8,9 @@
   n floor(log2 n) bits (one-way INDEX). Under the ``split`` layout of Strobl, Angluin, Frank
   (2025) a second partition exists (``index@split``): Bob writes where each input token sits,
   Alice the value tokens beside them; the pairs layout has no such partition (an entry is one
-  token, so its owner would be both).
+  token, so its owner would be both). ``index@bits``: the pairs layout with g's values in {0, 1}
+  (g(i) = x_i, f(0) = y), n bits instead of n log n, but each of Alice's tokens depends on one bit,
+  which is what the 1-layer Transformer witness search (``reductions.search.attention``) reads.
 - copy (JBKM 2024): Alice writes the string, everything after it is public, Bob reads the copy
   at his index (one-way INDEX): the state past the separator must tell the whole string apart.
 
@@ -36,7 +38,7 @@ from .tasks.function_composition import FunctionComposition
 from .tasks.induction_heads import InductionHeads
 
 __all__ = ["index_to_induction_heads", "index_to_induction_heads_prefix", "index_to_function_composition",
-           "index_to_function_composition_split", "index_to_copy", "composition_sizes", "bit_places"]
+           "index_to_function_composition_bits", "index_to_function_composition_split", "index_to_copy", "composition_sizes", "bit_places"]
 
 
 def _answer_bit(outputs, y):
@@ -159,6 +161,41 @@ index_to_function_composition = Reduction(
     notes="domain n with capacity >= k (composition_sizes); g's entries (i, g(i)) Alice (public past "
           "x's bits), f(0) = block(y) Bob, the other f entries and the query 0 public; Bob reads bit "
           "place(y) of g(f(0)).",
+)
+
+# -- INDEX -> function composition, one bit per entry: what the 1-layer witness search reads ----------
+_FC_BITS_MIN = 2
+
+
+def _bits_domain(k: int) -> int:
+    return max(_FC_BITS_MIN, k)
+
+
+def _encode_function_composition_bits(xp, x, y, k):
+    """g(i) = x_i in {0, 1} (Alice; g(i) = 0 public past x), f(0) = y (Bob), f(i) = 0 for i > 0 and the
+    query 0 public: g(f(0)) = g(y) = x_y. Each of Alice's tokens ``i n + x_i`` holds one bit."""
+    n = _bits_domain(k)
+    bits = x if n == k else xp.concat([x, constant_columns(xp, x, 0, n - k)], axis=1)  # (B, n)
+    g_tokens = position_columns(xp, x, n) * n + xp.astype(bits, xp.int64)
+    f0 = xp.reshape(n * n + xp.astype(y, xp.int64), (-1, 1))  # entry (0, y)
+    f_rest = n * n + position_columns(xp, x, n - 1, 1) * n  # entries (i, 0)
+    return xp.concat([g_tokens, f0, f_rest, constant_columns(xp, x, _FC.query_offset(n))], axis=1)
+
+
+def _bits_owners(k):
+    n = _bits_domain(k)
+    return owners_from_runs((ALICE, k), (PUBLIC, n - k), (BOB, 1), (PUBLIC, n))
+
+
+index_to_function_composition_bits = Reduction(
+    name="index@bits->function-composition", problem="index", task=_FC, split="prefix-suffix",
+    source="COMMCOMP-FC-bits-1TF", section="PNP 2024 Thm 1 [D]", tag="[D]",
+    encoder=_encode_function_composition_bits, owners_of=_bits_owners,
+    decoder=_answer_bit, task_size=_bits_domain, query_fixed=True,
+    notes="layout pairs, domain n = max(2, k): g(i) = x_i (Alice; one bit per entry, so each of her "
+          "tokens depends on one bit, which the 1-layer witness search needs), f(0) = y Bob, the other f "
+          "entries and the query 0 public; the answer g(f(0)) = x_y. n bits, not the n log n of "
+          "index->function-composition.",
 )
 
 # -- INDEX -> function composition, split layout: the partition the pairs layout does not have ------

@@ -20,7 +20,8 @@ from commcomp.errors import UnknownNameError
 
 from .arithmetic import disjointness_to_match3, disjointness_to_qsa, index_to_match2
 from .base import Reduction
-from .composition import (index_to_copy, index_to_function_composition, index_to_function_composition_split,
+from .composition import (index_to_copy, index_to_function_composition, index_to_function_composition_bits,
+                          index_to_function_composition_split,
                           index_to_induction_heads, index_to_induction_heads_prefix)
 from .graphs import disjointness_to_istree
 from .lookup import (disjointness_to_mqar, disjointness_to_multi_index_lookup, index_to_index_lookup,
@@ -52,8 +53,8 @@ _REDUCTION_LIST: tuple[Reduction, ...] = (
     disjointness_to_string_disjointness, equality_to_dyck, disjointness_to_dyck,
     disjointness_to_qsa, disjointness_to_match3, index_to_match2, disjointness_to_istree,
     index_to_induction_heads, index_to_induction_heads_prefix, index_to_function_composition,
-    index_to_function_composition_split, index_to_copy, inner_product_to_mqar,
-    inner_product_to_multi_index_lookup,
+    index_to_function_composition_split, index_to_function_composition_bits, index_to_copy,
+    inner_product_to_mqar, inner_product_to_multi_index_lookup,
 )
 
 

@@ -14,8 +14,10 @@ Sources and what was read (tags, per the catalogue's convention):
   length, GSSMs are limited by their fixed-size state: [P] at abstract level; the formal
   ``error > 1 - |S|/|D|^L`` was not found in any stored text: [R], and commcomp derives the same
   pigeonhole form [D] (a state that outputs the copy is correct on at most |S| of the |D|^L strings).
-- JRT (arXiv 2407.05483): recall reduces to set disjointness, the memory depends on which set comes
-  first, and reading twice helps: abstract-level [S] (from the reference notes; not re-read here).
+- JRT (arXiv 2407.05483): the abstract (read, the authors' text in a stored copy of the arXiv HTML):
+  recall reduces to set disjointness, the recurrent memory needed to solve it "changes with set order,
+  i.e., whether the smaller set appears first", and repeating the context (JRT-Prompt) helps: [P] for
+  these statements (abstract level); the bit counts are commcomp's [D].
 
 Every formula with a number commcomp can evaluate is commcomp's own reduction ([D]): INDEX one-way, with
 the sizes of :mod:`reductions.composition` written out (capacity of g: ``1 + (n + 1) L - 2^(L+1) + 2``,
@@ -102,12 +104,12 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            tags=("[S]",), paper_form="h = O(1), m = O(1), p = O(log n)", section="SHT24 §1"),
     _bound(id="COMMCOMP-IH-2TF", paper="commcomp", task="induction-heads", problem=None, split=None,
            arch_class="transformer-2layer", kind="upper", quantity="width",
-           formula=3 * sigma + 2 * sp.ceiling(log2(N)) + 3,
+           formula=3 * sigma + 2 * sp.ceiling(log2(N)) + 2,
            assumptions="models/constructions/induction_heads.py: previous-token head, an MLP that turns "
-                       "position 0 into a sink, then a rightmost-match head; one-hot tokens (sigma = |Sigma|; "
+                       "position 0 into a sink, then a rightmost-match head (recency from +-1 position bits, exact scores); one-hot tokens (sigma = |Sigma|; "
                        "the INDEX partition uses sigma = 3); 1 head per layer; p = O(log N)",
            source="explicit 2-layer weights", tags=("[D✓]",), ref_id="SHT24-IH-2TF",
-           status="every input at N <= 5 (|Sigma| = N) and N <= 8 (|Sigma| = 3); sampled at the crossover",
+           status="every input at N <= 5 (|Sigma| = N), N <= 8 (|Sigma| = 3) and N = 12 (|Sigma| = 2), bfloat16 included; sampled at the crossovers",
            section="SHT24 §1"),
     # -- function composition -----------------------------------------------------------------------
     _bound(id="PNP-FC-1TF", paper="PNP", task="function-composition", problem="index",
@@ -124,6 +126,15 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            assumptions="INDEX_C -> composition at domain n, C = the bits g holds "
                        "(1 + (n + 1) L - 2^(L+1) + 2, L = floor(log2 n); n log2 n - O(n)); N = 2n + 1",
            source="INDEX -> function composition", tags=("[D]",),
+           status="checked exhaustively up to k = 12 bits (tests/reductions)", section="PNP §3"),
+    _bound(id="COMMCOMP-FC-bits-1TF", paper="commcomp", task="function-composition", problem="index",
+           split="prefix/suffix one-way (g to Alice, one bit per entry; f(0) to Bob, query public; layout pairs)",
+           arch_class="transformer-1layer", kind="lower", quantity="heads_times_width_plus_1",
+           formula=n / _SUMS, definitions=(_HALF,),
+           assumptions="INDEX_n -> composition at domain n with g's values in {0, 1} (index@bits): weaker than "
+                       "COMMCOMP-FC-1TF by a log n factor, but each of Alice's tokens depends on one bit, which "
+                       "the 1-layer witness search needs; N = 2n + 1",
+           source="INDEX -> function composition (one bit per entry)", tags=("[D]",),
            status="checked exhaustively up to k = 12 bits (tests/reductions)", section="PNP §3"),
     _bound(id="COMMCOMP-FC-RNN", paper="commcomp", task="function-composition", problem="index",
            split="prefix/suffix one-way (g first)", arch_class="recurrent", kind="lower", quantity="state_bits",
@@ -208,7 +219,7 @@ NEWER_BOUNDS: tuple[Bound, ...] = (
            assumptions="sets of sizes a <= b over [n]: one pass with the small set first needs log2 C(n, a) "
                        "bits, with the large set first log2 C(n, b); reading the context twice needs "
                        "log2 C(n, a) + 1 (reductions/search/jrt.py counts all three exactly at small n)",
-           source="recall reduces to set disjointness; order matters; JRT", tags=("[S]", "[D]"),
+           source="recall reduces to set disjointness; order matters; JRT", tags=("[P]", "[D]"),
            paper_form="the memory needed depends on which set comes first; repeating the context helps",
-           status="the statement [S] (reference notes); the counts [D], exact by brute force", section="JRT §3"),
+           status="the statement [P] (abstract, read); the counts [D], exact by brute force", section="JRT §3"),
 )

@@ -190,7 +190,9 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
     from reductions.registry import get_reduction
 
     reduction = get_reduction(task, problem)
-    if reduction.split == "partition":  # the qSA row unit: dense (B, N, N) arrays per chunk
+    if reduction.split == "partition" and reduction.task_name == "qsa":  # the row unit: dense (B, N, N) arrays
+        # per chunk (reductions.simulate.qsa.random_row_model runs it for qsa only; token Transformers on
+        # a partition, induction heads', run the attention engine without such arrays)
         fit = WITNESS_MAX_ELEMENTS // (reduction.length(n) ** 2)
         if fit < 64:
             return _skip("witness", f"the row unit's search needs (B, N, N) arrays: too large at "

@@ -156,19 +156,49 @@ def _ladder_for(spec: ClaimSpec, ladders):
                  == (spec.task, spec.weak_arch, spec.weak_layers)), None)
 
 
-def _lower_only(spec, lad, fmt, bits, heads) -> ClaimResult:
+def _lower_only(spec, lad, fmt, bits, heads, **witness_options) -> ClaimResult:
     """A claim whose strong side cannot be run: the weak bound on the ladder's sizes, the witness
-    where the ladder ran one, and why it is not shown."""
+    where the ladder ran one (on the claim's own reduction when it names one: ``problem``), and why
+    it is not shown."""
     rows = lad.rows[:3] if lad is not None else ()
     points = tuple(_point(spec, r, bits, heads, False) for r in rows)
     points = tuple(ClaimPoint(**{**asdict(p), "strong_width": None, "catalogue_width": None}) for p in points)
     ran = next((r for r in rows if any(c.ran for c in r.checks)), None)
     wit = next((c for c in ran.checks if c.name == "witness"), None) if ran is not None else None
+    if spec.problem is not None and ran is not None:
+        from reductions.registry import get_reduction
+
+        size = _same_length_size(spec.task, spec.problem, ran.n)
+        wit = witness_check(spec.task, spec.weak_arch, spec.weak_layers, size, fmt, lower_width=ran.lower_bound_width,
+                            heads=heads, cot=spec.cot, problem=spec.problem, **witness_options)
+        at = int(get_reduction(spec.task, spec.problem).length(size))
+        bits, need = wit.data.get("bits_per_message"), wit.data.get("lower_bound_bits")
+        if wit.status == "found" and not (bits is not None and need is not None and bits < need):
+            wit = Check(wit.name, "not checked", f"m = {wit.data.get('width')} sends {bits} bits >= the {need} "
+                        f"{spec.problem} needs at N = {at}: a wrong answer there witnesses no bound", wit.data)
+        else:
+            wit = Check(wit.name, wit.status, f"{wit.detail} ({spec.problem} at N = {at}, beside N = {ran.length})",
+                        wit.data)
     why = spec.missing or "lower bound only: no strong side in the sources"
     checks = (Check("construction", "not checked", why), wit or Check("witness", "not checked", "no row checked"),
               Check("protocol", "not checked", why), Check("widths", "not checked", why))
     return ClaimResult(spec, fmt.name, None, None, points, checks, None if ran is None else ran.N,
                        "not shown", why)
+
+
+def _same_length_size(task: str, problem: str, n: int) -> int:
+    """The largest size of ``problem``'s reduction of ``task`` whose input is at most as long as the
+    default reduction's at size n (the crossover's N): as long where the reduction's lengths allow it
+    (induction heads' prefix split, composition's ``index@bits``), else the nearest shorter one
+    (composition's ``index@split``: N = 4n + 1); 1 when even size 1 is longer."""
+    from reductions.registry import get_reduction
+
+    length, own = int(get_reduction(task).length(n)), get_reduction(task, problem)
+    lo, hi = 1, max(1, length)
+    while lo < hi:  # lengths grow with the size: the largest size not longer
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if int(own.length(mid)) <= length else (lo, mid - 1)
+    return lo
 
 
 def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_width, weights, seed,
@@ -204,7 +234,8 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
                                                      samples=samples, budget=budget, weak_width=weak_width,
                                                      weights=weights, seed=seed, heads=heads)}
     if spec.problem is not None and row.length <= check_max_length:  # the weak side's own reduction
-        checks["witness"] = witness_check(spec.task, spec.weak_arch, spec.weak_layers, x, fmt,
+        checks["witness"] = witness_check(spec.task, spec.weak_arch, spec.weak_layers,
+                                          _same_length_size(spec.task, spec.problem, x), fmt,
                                           lower_width=row.lower_bound_width, weak_width=weak_width, weights=weights,
                                           budget=budget, seed=seed, heads=heads, cot=spec.cot, problem=spec.problem)
     checks["witness"] = _strict_witness(checks["witness"], spec, x, fmt, weak_width=weak_width, budget=budget,
@@ -249,7 +280,8 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
                                      reason=spec.missing or "no ladder for these sides (run without --weak / "
                                      "--task subsets)")
             elif spec.construction is None or lad.separation.strong_arch is None:
-                result = _lower_only(spec, lad, fmt, fmt.bits, heads)
+                result = _lower_only(spec, lad, fmt, fmt.bits, heads, weak_width=weak_width, weights=weights,
+                                     budget=budget, seed=seed)
             else:
                 result = _separation_claim(spec, lad, fmt, fmt.bits, heads=heads, samples=samples, budget=budget,
                                            weak_width=weak_width, weights=weights, seed=seed,

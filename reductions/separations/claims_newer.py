@@ -50,7 +50,7 @@ NEWER_CLAIMS: tuple[dict, ...] = (
          "Function composition: one layer cannot compose unless H(m + 1)p >= n log n (PNP); 2 layers of "
          "log width compose (layout pairs)", "PNP-FC-1TF, COMMCOMP-FC-1TF vs COMMCOMP-FC-2TF",
          "Omega(n log n / p) vs O(log n)", "function-composition", "transformer", 1, "transformer", 2,
-         "composition-2tf", beside_bound="COMMCOMP-FC-1TF"),
+         "composition-2tf", beside_bound="COMMCOMP-FC-1TF", problem="index@bits"),
     _row("newer-FC-RNN", "newer",
          "Function composition, g first: a recurrent model must hold g (n log n bits); 2 layers of log "
          "width compose", "COMMCOMP-FC-RNN vs COMMCOMP-FC-2TF", "Omega(n log n / p) vs O(log n)",
@@ -66,5 +66,6 @@ NEWER_DERIVED: tuple[dict, ...] = (
          "Function evaluation, inputs and values at different positions: a second partition (Bob the "
          "input tokens, Alice the values) binds 1 layer; the pairs layout has none (Strobl et al.)",
          "SAF-FE-split-1TF beside PNP-FC-1TF", "Omega(N/(p + log N)) (lower bound only)",
-         "function-composition", "transformer", 1, None, None, None, beside_bound="SAF-FE-split-1TF"),
+         "function-composition", "transformer", 1, None, None, None, beside_bound="SAF-FE-split-1TF",
+         problem="index@split"),
 )

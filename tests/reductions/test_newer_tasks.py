@@ -85,3 +85,16 @@ def test_the_splits_each_reduction_declares():
     red = get_reduction("function-composition", "index@split")
     assert "".join(".AB"[o] for o in red.owners(3)[6:]) == "BABABA."
     assert get_reduction("copy").split_point(5) == 5
+
+
+def test_composition_with_one_bit_per_entry_is_positionwise_where_the_default_is_not():
+    """The 1-layer witness search reads Alice's tokens one bit each: index@bits has that layout (each
+    g-entry i n + x_i), the default (log n bits per entry) is refused by the same probe."""
+    from reductions.search.reachable.letters import NotPositionwiseError, alice_letters
+
+    bits = get_reduction("function-composition", "index@bits")
+    letters = alice_letters(bits, 9)
+    assert letters.bit_at.tolist() == list(range(9))
+    assert letters.tokens.tolist() == [[9 * i, 9 * i + 1] for i in range(9)]
+    with pytest.raises(NotPositionwiseError, match="several bits"):
+        alice_letters(get_reduction("function-composition"), 9)

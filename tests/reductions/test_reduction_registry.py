@@ -29,6 +29,7 @@ REQUIRED = {
     ("index@prefix", "induction-heads"): ("prefix-suffix", "COMMCOMP-IH-RNN", "SHT 2024 §2 [D]"),
     ("index", "function-composition"): ("prefix-suffix", "COMMCOMP-FC-RNN", "PNP 2024 Thm 1 [D]"),
     ("index@split", "function-composition"): ("partition", "SAF-FE-split-1TF", "Strobl et al. 2025 [D]"),
+    ("index@bits", "function-composition"): ("prefix-suffix", "COMMCOMP-FC-bits-1TF", "PNP 2024 Thm 1 [D]"),
     ("index", "copy"): ("prefix-suffix", "JBKM-copy-GSSM", "JBKM 2024 §2 [D]"),
 }
 
