@@ -325,12 +325,35 @@ class Transformer(SplitMixin):
         o = self._output_position(output_position, tokens.shape[1])
         if self.n_layers == 1:
             return self.finish(self.partial(tokens, None, output_position=o), tokens[:, o])
-        x = self.embed(tokens)  # (B, N, d)
-        for i, block in enumerate(self.blocks[:-1]):
-            x = block.full(x, None, self._shared_qk(tokens) if i == 0 else None)  # (B, N, d)
-        return self.readout(self.blocks[-1].last(x, o))  # (B, C)
+        return self.top_logits(self.layer_inputs(tokens, self.n_layers - 1), o)  # (B, C)
 
     __call__ = forward
+
+    def layer_inputs(self, tokens, upto: int, patches=None):
+        """The residual stream ``(B, N, d)`` that layer ``upto`` reads (0: the embedding), the
+        layers below run at every position as :meth:`forward` runs them (float softmax, row max).
+
+        ``patches`` maps a layer ``i <= upto`` to ``(rows (B, N, d), mask (N,) bool)``: before layer
+        ``i`` runs (or before it is returned, ``i = upto``), the rows where ``mask`` holds are
+        replaced by ``rows``. The split of a deep model (:mod:`reductions.simulate.deep_transformer`)
+        puts there the rows the other party sent; with no patches this is the unsplit pass, and
+        :meth:`forward` itself is ``top_logits(layer_inputs(tokens, L - 1), o)``.
+        """
+        tokens = self._tokens(tokens)
+        xp, patches = self.xp, patches or {}
+        x = self.embed(tokens)  # (B, N, d)
+        for i in range(int(upto) + 1):
+            if i in patches:
+                rows, mask = patches[i]
+                x = xp.where(xp.reshape(xp.asarray(mask), (1, -1, 1)), rows, x)  # (B, N, d)
+            if i < upto:
+                x = self.blocks[i].full(x, None, self._shared_qk(tokens) if i == 0 else None)  # (B, N, d)
+        return x
+
+    def top_logits(self, x, output_position: int):
+        """Logits ``(B, C)`` of the top layer at one position from its input ``x`` ``(B, N, d)``
+        (:meth:`layer_inputs` of layer ``L - 1``): float softmax over the positions it sees."""
+        return self.readout(self.blocks[-1].last(x, int(output_position)))  # (B, C)
 
     def forward_at(self, tokens, output_positions):
         """Logits ``(B, K, C)`` at each of ``output_positions``, equal bit for bit to
@@ -344,10 +367,8 @@ class Transformer(SplitMixin):
         if self.n_layers == 1:
             logits = self._forward_at_one_layer(tokens, outputs)
         else:
-            x = self.embed(tokens)  # (B, N, d)
-            for i, block in enumerate(self.blocks[:-1]):
-                x = block.full(x, None, self._shared_qk(tokens) if i == 0 else None)  # (B, N, d)
-            logits = [self.readout(self.blocks[-1].last(x, o)) for o in outputs]
+            x = self.layer_inputs(tokens, self.n_layers - 1)  # (B, N, d)
+            logits = [self.top_logits(x, o) for o in outputs]
         return self.xp.stack(logits, axis=1)  # (B, K, C)
 
     def __repr__(self) -> str:

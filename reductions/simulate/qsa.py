@@ -122,7 +122,7 @@ class RowAttentionSplit(Split):
     exact = True
 
     @classmethod
-    def handles(cls, spec, model=None) -> bool:
+    def handles(cls, spec, model=None, layers=None) -> bool:
         """A Transformer-class architecture whose model is a row-reading unit."""
         return spec.arch_class == cls.arch_class and model is not None and is_row_model(model)
 

@@ -98,6 +98,12 @@ class TransformerSplit(Split):
     partial_sums_message = True
 
     @classmethod
+    def handles(cls, spec, model=None, layers=None) -> bool:
+        """A 1-layer Transformer (deeper ones: :class:`~.deep_transformer.DeepTransformerSplit`)."""
+        depth = getattr(model, "n_layers", None) if model is not None else layers
+        return spec.arch_class == cls.arch_class and (depth is None or int(depth) <= 1)
+
+    @classmethod
     def refuse(cls, spec, layers: int, reduction=None) -> None:
         refuse_deep_transformer(layers)
 
