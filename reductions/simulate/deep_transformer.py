@@ -1,37 +1,43 @@
-"""An L-layer Transformer (L >= 2) as a protocol under any partition: each layer's input rows.
+"""An L-layer Transformer (L >= 2) as a protocol under any partition: each layer's keys and values.
 
 Why not partial sums. A 1-layer model at a precision defines its attention by exact fixed-point
 sums with a shift agreed from the weights (:mod:`.transformer`), so partial sums add up bit for bit.
-Below its top layer an L-layer model (:meth:`~models.transformer.Transformer.forward`) computes
-attention as a float softmax with the row maximum as shift; the row maximum needs every score of
-the row, and float sums in another order differ in the last bits (DESIGN §3). A split faithful to
-that model bit for bit therefore sends what the model's attention reads: the **residual-stream rows
-(the layer's input) of the sender's positions that the receiver's positions attend to**, each a
-``d``-vector of P-bit numbers, exactly the values the unsplit model holds. The receiver puts them in
-place (:meth:`~models.transformer.Transformer.layer_inputs` with ``patches``) and runs the layer as
-the unsplit model runs it, over arrays of the same shapes, so its own rows come out bit for bit.
+An L-layer model (:meth:`~models.transformer.Transformer.forward`) computes each layer's attention
+as a float softmax with the row maximum as shift; the row maximum needs every score of the row, and
+float sums in another order differ in the last bits (DESIGN §3). A split faithful to that model bit
+for bit therefore sends what its attention reads from the other side: **per layer, the keys and
+values of the sender's positions that the receiver's positions attend to**, ``H·(d_k + d_v)``
+numbers of P bits per position (layer 0's keys are not sent when no token changes them:
+:meth:`~models.transformer.Transformer.shares_first_keys`), exactly the rounded values the unsplit
+model holds. The receiver puts them in place before laying out the heads
+(:meth:`~models.transformer.block.AttentionBlock.heads` with a ``patch``) and runs the layer over
+arrays of the same shapes and layout as the unsplit pass, so its own rows come out bit for bit. The
+receiver never sees the sender's residual stream, so it cannot compute the sender's next layer
+itself: every layer's keys and values cross, and every one is read.
 
-Who computes which row: Alice her positions, Bob his and the public ones, except a causal model's
-public prefix (every position up to it public), which both compute. At layer ``l < L - 1`` each
-party computes all of its rows; at the top layer Bob computes the read positions only. The receiver
-needs the sender's rows at every position its rows attend to: all of them, or with a causal mask
-those up to its last computed row. Per layer, Alice's rows go first, then Bob's; consecutive
-messages of one sender merge (a causal model split as prefix/suffix sends one message, all of
-Alice's layers at once: one round). Cost per instance::
+Who computes which row (:func:`compute_owners`): Alice her positions, Bob his and the public ones,
+except under a causal mask, where a public row before every private one is computed by both and
+one before Bob's first row by Alice. At layer ``l < L - 1`` each party computes all of its rows; at
+the top layer Bob computes the read positions only. The receiver needs the sender's keys and values
+at every position its rows attend to: all of them, or with a causal mask those up to its last
+computed row. Per layer, Alice's message goes first, then Bob's; consecutive messages of one sender
+merge (a causal model split as prefix/suffix: Alice sends every layer at once, one message). Cost
+per instance::
 
-    bits = d · P · sum over layers l and directions of |rows the receiver needs at layer l|
+    bits = P · sum over layers l and directions of |positions sent at l| · H · (d_k·[K sent at l] + d_v)
 
 (``P``: the precision's bits; 64 in float64 reference mode). With Alice's prefix of ``s``
-positions, Bob's suffix and a causal model this is ``L · s · d · P`` in one message.
+positions, Bob's suffix and a causal mask this is ``L · s · H · (d_k + d_v) · P`` (less
+``s · H · d_k · P`` when layer 0's keys are shared), in one message.
 
 Examples
 --------
 >>> from reductions.simulate.setup import prepare
 >>> sim = prepare("string-equality", "transformer", 3, "fixed:8:4", width=2, layers=2)
 >>> split = sim.split
->>> [(m.sender, m.receiver, m.label, m.bits) for m in split.messages], split.rounds
-([('alice', 'bob', 'rows of layers 0, 1', 96)], 1)
->>> split.message_bits_formula() == split.bits_per_instance == 2 * 3 * 2 * 8   # L · s · d · P
+>>> [(m.sender, m.receiver, m.label) for m in split.messages], split.rounds
+([('alice', 'bob', 'keys and values of layers 0, 1')], 1)
+>>> split.message_bits_formula() == split.bits_per_instance == 2 * 3 * 1 * (2 + 2) * 8   # L s H (d_k + d_v) P
 True
 """
 
@@ -61,24 +67,44 @@ _PARTY = {int(A_OWNS): ALICE, int(B_OWNS): BOB}
 
 @dataclass(frozen=True)
 class RowsPart:
-    """One layer's rows inside a message: the input of ``layer`` at ``positions`` (sorted)."""
+    """One layer's keys and values inside a message: layer ``layer``'s arrays ``names`` (``("K", "V")``,
+    or ``("V",)`` when the keys are shared) at ``positions`` (sorted)."""
 
     layer: int
     positions: tuple[int, ...]
+    names: tuple[str, ...] = ("K", "V")
 
 
 def compute_owners(owners: np.ndarray, causal: bool) -> np.ndarray:
-    """Who computes each row: Alice (1), Bob (2, also the public rows), or both (0: a causal
-    model's public prefix, or every row when all are public)."""
+    """Who computes each row: Alice (1), Bob (2), or both (0).
+
+    Private rows: their owner. Public rows: Bob, except under a causal mask, where a public row
+    before every private one is computed by both and one before Bob's first row by Alice (its row
+    reads only rows she computes).
+
+    >>> compute_owners(np.array([0, 1, 0, 1, 0, 2, 0]), True).tolist()
+    [0, 1, 1, 1, 1, 2, 2]
+    >>> compute_owners(np.array([0, 1, 0, 1, 0, 2, 0]), False).tolist()
+    [2, 1, 2, 1, 2, 2, 2]
+    """
+    owners = np.asarray(owners)
     comp = np.where(owners == PUBLIC, B_OWNS, owners).astype(np.int64)
-    private = np.nonzero(owners != PUBLIC)[0]
-    first = int(private[0]) if private.size else owners.size
-    if causal or not private.size:
-        comp[:first] = PUBLIC
+    index, public = np.arange(owners.size), owners == PUBLIC
+
+    def first(mask) -> int:
+        hits = np.nonzero(mask)[0]
+        return int(hits[0]) if hits.size else owners.size
+
+    if causal:
+        comp[public & (index < first(owners == B_OWNS))] = A_OWNS
+        comp[index < first(~public)] = PUBLIC
+    elif not np.any(~public):
+        comp[:] = PUBLIC
     return comp
 
 
-def plan_messages(owners, read, layers: int, causal: bool) -> tuple[tuple[int, int, tuple[RowsPart, ...]], ...]:
+def plan_messages(owners, read, layers: int, causal: bool, shared_first_keys: bool = False
+                  ) -> tuple[tuple[int, int, tuple[RowsPart, ...]], ...]:
     """The messages ``(sender, receiver, parts)`` (owner codes) of the split, in order (module docstring).
 
     >>> owners = np.array([1, 1, 2, 2])                       # Alice 0, 1; Bob 2, 3; read at 3
@@ -103,7 +129,8 @@ def plan_messages(owners, read, layers: int, causal: bool) -> tuple[tuple[int, i
                 wanted &= np.arange(N) <= int(active.max())
             positions = tuple(int(j) for j in np.nonzero(wanted)[0])
             if positions:
-                raw.append((int(sender), int(receiver), RowsPart(layer, positions)))
+                names = ("V",) if layer == 0 and shared_first_keys else ("K", "V")
+                raw.append((int(sender), int(receiver), RowsPart(layer, positions, names)))
     merged: list[tuple[int, int, tuple[RowsPart, ...]]] = []
     for sender, receiver, part in raw:
         if merged and merged[-1][0] == sender:
@@ -114,7 +141,7 @@ def plan_messages(owners, read, layers: int, causal: bool) -> tuple[tuple[int, i
 
 
 class DeepTransformerSplit(Split):
-    """An L-layer Transformer (L >= 2) run as a protocol of residual-stream rows (a :class:`~.splits.Split`).
+    """An L-layer Transformer (L >= 2) run as a protocol of keys and values per layer (a :class:`~.splits.Split`).
 
     Attributes
     ----------
@@ -126,7 +153,7 @@ class DeepTransformerSplit(Split):
 
     kind = "transformer-layers"
     arch_class = "transformer"
-    simulation = "partition, rows per layer"
+    simulation = "partition, keys and values per layer"
 
     @classmethod
     def handles(cls, spec, model=None, layers=None) -> bool:
@@ -141,8 +168,8 @@ class DeepTransformerSplit(Split):
 
     @classmethod
     def bob_step_text(cls, out: dict) -> str:
-        return out.get("bob_step") or ("Bob puts the rows he received in place, runs every layer at his "
-                                       "positions and the top layer at the read positions")
+        return out.get("bob_step") or ("Bob puts the keys and values he received in place, runs every layer "
+                                       "at his positions and the top layer at the read positions")
 
     def theorem(self) -> str | None:
         """The task's lower bound for an L-layer Transformer, else the problem's communication fact."""
@@ -151,7 +178,7 @@ class DeepTransformerSplit(Split):
     def __init__(self, model, reduction, n: int, cot: bool = False):
         no_cot(cot)
         if not hasattr(model, "layer_inputs") or getattr(model, "n_layers", 0) < 2:
-            raise UnsupportedSplitError(f"the row protocol splits a Transformer of 2 layers or more; this model "
+            raise UnsupportedSplitError(f"the key-value protocol splits a Transformer of 2 layers or more; this model "
                                         f"has {getattr(model, 'n_layers', '?')} (1 layer: partial sums)")
         self.model, self.reduction, self.n = model, reduction, int(n)
         self.task = reduction.task
@@ -160,21 +187,31 @@ class DeepTransformerSplit(Split):
         self.length = int(self.owners.size)
         self.read = np.asarray(reduction.output_positions(n), dtype=np.int64)
         self.comp = compute_owners(self.owners, model.causal)
-        self.plan = plan_messages(self.owners, self.read, self.layers, model.causal)
+        self.plan = plan_messages(self.owners, self.read, self.layers, model.causal,
+                                  model.shares_first_keys(self.length))
         self.code = model.precision if model.precision is not None else FLOAT64
         self.messages = tuple(MessageSpec(_PARTY[s], _PARTY[r], _label(parts), self._bits(parts))
                               for s, r, parts in self.plan)
         self.rounds = len(self.messages)
         self.classes = reduction.answer_classes(n)
 
+    def _numbers_per_position(self, names) -> int:
+        width = {"K": self.model.d_k, "V": self.model.d_v}
+        return int(self.model.n_heads * sum(width[name] for name in names))
+
     def _bits(self, parts) -> int:
-        return int(sum(len(p.positions) for p in parts) * self.model.d_model * self.code.bits)
+        return int(sum(len(p.positions) * self._numbers_per_position(p.names) for p in parts) * self.code.bits)
 
     def message_bits_formula(self) -> int:
-        """``d · P · (rows sent over all layers and directions)``: the formula of the module docstring,
-        counted from the plan (a test checks it against the bits actually sent)."""
-        rows = sum(len(p.positions) for _, _, parts in self.plan for p in parts)
-        return int(rows * self.model.d_model * self.code.bits)
+        """``P · sum |positions| · H · (d_k [keys sent] + d_v)`` over the parts of every message (the
+        module docstring), from the plan and the model's sizes; a test checks it against the bits
+        actually sent and against a count of attending pairs."""
+        model, total = self.model, 0
+        for _, _, parts in self.plan:
+            for part in parts:
+                keys = model.d_k if "K" in part.names else 0
+                total += len(part.positions) * model.n_heads * (keys + model.d_v)
+        return int(total * self.code.bits)
 
     # -- inputs of the parties ---------------------------------------------------------------
     def party_inputs(self, encoded, y, group: int = 1):
@@ -189,36 +226,41 @@ class DeepTransformerSplit(Split):
 
     # -- one party's computation -------------------------------------------------------------
     def _patches(self, party: str, received) -> dict:
-        """Layer -> ``(rows (B, N, d), mask (N,))`` from the messages ``party`` received, in order."""
-        model, d, N = self.model, self.model.d_model, self.length
+        """Layer -> ``{"K"|"V": (rows (B, N, H, d_h), mask (N,))}`` from the messages ``party`` received."""
+        model, N, H = self.model, self.length, self.model.n_heads
         incoming = [parts for s, r, parts in self.plan if _PARTY[r] == party]
-        patches = {}
+        patches: dict = {}
         for parts, rows in zip(incoming, received):
-            values = self.code.decode_rows(rows.array)  # (B, k·d) float64, the bits' namespace
+            values = self.code.decode_rows(rows.array)  # (B, numbers) float64, the bits' namespace
             xp = namespace_of(values)
             offset = 0
             for part in parts:
                 k = len(part.positions)
-                block = xp.reshape(values[:, offset * d:(offset + k) * d], (values.shape[0], k, d))  # (B, k, d)
-                offset += k
                 source = np.zeros(N, dtype=np.int64)
                 source[list(part.positions)] = np.arange(k)
                 mask = np.zeros(N, dtype=bool)
                 mask[list(part.positions)] = True
-                full = xp.take(xp.astype(block, model.dtype), xp.asarray(source), axis=1)  # (B, N, d)
-                patches[part.layer] = (full, mask)
+                for name in part.names:
+                    width = model.d_k if name == "K" else model.d_v
+                    size = k * H * width
+                    block = xp.reshape(values[:, offset:offset + size], (values.shape[0], k, H, width))
+                    offset += size
+                    full = xp.take(xp.astype(block, model.dtype), xp.asarray(source), axis=1)  # (B, N, H, width)
+                    patches.setdefault(part.layer, {})[name] = (full, mask)
         return patches
 
     def _stream(self, own, party: str, received, layer: int):
-        """``party``'s residual stream ``(B, N, d)`` at the input of ``layer``: its rows (and those it
-        received) exact, the others garbage that no row it computes reads."""
+        """``party``'s ``(tokens (B, N), residual stream at the input of layer (B, N, d), patches)``:
+        its rows exact, the others garbage that no row it computes reads."""
         tokens = scatter_columns(own["tokens"], own["positions"], self.length)  # (B, N), 0 elsewhere
-        return self.model.layer_inputs(tokens, layer, self._patches(party, received))
+        patches = self._patches(party, received)
+        return self.model.layer_inputs(tokens, layer, patches), patches
 
     # -- the protocol ------------------------------------------------------------------------
     def protocol(self, alice_runner: str = "plain", sink: dict | None = None, observe=None) -> Protocol:
-        """The row protocol; Bob's full output (a :class:`ModelRun`) goes to ``sink["bob"]``."""
+        """The key-value protocol; Bob's full output (a :class:`ModelRun`) goes to ``sink["bob"]``."""
         sink = {} if sink is None else sink
+        model = self.model
 
         def sender(parts, party):
             def send(view):
@@ -226,25 +268,30 @@ class DeepTransformerSplit(Split):
                     observe(party, view)
                 chunks = []
                 for part in parts:
-                    x = self._stream(view.own_input, party, view.received, part.layer)  # (B, N, d)
+                    x, _ = self._stream(view.own_input, party, view.received, part.layer)  # (B, N, d)
+                    block = model.blocks[part.layer]
+                    h = block.attn_input(x)
                     xp = namespace_of(x)
-                    rows = xp.take(x, xp.asarray(np.asarray(part.positions, dtype=np.int64)), axis=1)
-                    chunks.append(xp.reshape(xp.astype(rows, xp.float64), (x.shape[0], -1)))  # (B, k·d)
+                    where = xp.asarray(np.asarray(part.positions, dtype=np.int64))
+                    for name in part.names:
+                        rows = xp.take(block.rows(h, name), where, axis=1)  # (B, k, H, d_h)
+                        chunks.append(xp.reshape(xp.astype(rows, xp.float64), (x.shape[0], -1)))
                 return BitRows(self.code.encode_rows(namespace_of(*chunks).concat(chunks, axis=1)))
             return send
 
         def bob(view):
             if observe is not None:
                 observe(BOB, view)
-            x = self._stream(view.own_input, BOB, view.received, self.layers - 1)  # (B, N, d)
-            run = self._run([self.model.top_logits(x, int(o)) for o in self.read])
+            x, patches = self._stream(view.own_input, BOB, view.received, self.layers - 1)  # (B, N, d)
+            top = patches.get(self.layers - 1)
+            run = self._run([model.top_logits(x, int(o), top) for o in self.read])
             sink["bob"] = run
             return self.reduction.decode(run.answers, view.own_input["y"])
 
         steps = tuple(Step(m.sender, m.receiver, sender(parts, m.sender), m.label)
                       for m, (_, _, parts) in zip(self.messages, self.plan))
         return Protocol(f"{self.reduction.name}/transformer-{self.layers}/{self.rounds}-message", steps, BOB, bob,
-                        "residual-stream rows per layer (reductions/simulate/deep_transformer.py)")
+                        "keys and values per layer (reductions/simulate/deep_transformer.py)")
 
     def _run(self, logits) -> ModelRun:
         return run_from_logits(logits, self.task.answer_kind, self.classes)
@@ -256,23 +303,26 @@ class DeepTransformerSplit(Split):
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None):
-        """The rows in instance ``b``'s message ``label``: ``x{layer}@{position}`` and its d numbers."""
+        """The numbers in instance ``b``'s message ``label``: ``K{layer}@{position}`` and
+        ``V{layer}@{position}``, each its ``H · d_h`` numbers."""
         index = next((i for i, m in enumerate(self.messages) if m.label == label), 0)
         values = self.code.decode_rows(to_numpy(rows.array[b:b + 1, ...]))[0]
-        d, out, offset = self.model.d_model, [], 0
+        out, offset = [], 0
         for part in self.plan[index][2]:
-            for j in part.positions:
-                out.append((f"x{part.layer}@{j}", values[offset * d:(offset + 1) * d].tolist()))
-                offset += 1
+            for name in part.names:
+                width = self.model.n_heads * (self.model.d_k if name == "K" else self.model.d_v)
+                for j in part.positions:
+                    out.append((f"{name}{part.layer}@{j}", values[offset:offset + width].tolist()))
+                    offset += width
         return out
 
     def describe(self) -> str:
         who = {ALICE: "Alice", BOB: "Bob"}
         steps = "; ".join(f"{who[m.sender]} sends {m.label} ({m.bits} bits)" for m in self.messages)
-        return (f"{self.rounds}-message row protocol of a {self.layers}-layer Transformer: {steps}; "
-                f"{self.model.d_model} numbers of {self.code.bits} bits per row")
+        return (f"{self.rounds}-message protocol of a {self.layers}-layer Transformer: {steps}; "
+                f"numbers of {self.code.bits} bits")
 
 
 def _label(parts) -> str:
     layers = ", ".join(str(p.layer) for p in parts)
-    return f"rows of layer{'s' if len(parts) > 1 else ''} {layers}"
+    return f"keys and values of layer{'s' if len(parts) > 1 else ''} {layers}"
