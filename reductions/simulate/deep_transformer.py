@@ -75,28 +75,31 @@ class RowsPart:
     names: tuple[str, ...] = ("K", "V")
 
 
-def compute_owners(owners: np.ndarray, causal: bool) -> np.ndarray:
+def compute_owners(owners: np.ndarray, causal: bool, read=()) -> np.ndarray:
     """Who computes each row: Alice (1), Bob (2), or both (0).
 
     Private rows: their owner. Public rows: Bob, except under a causal mask, where a public row
-    before every private one is computed by both and one before Bob's first row by Alice (its row
-    reads only rows she computes).
+    before every private one is computed by both, and one before Bob's first row (his own or a read
+    position: Bob computes those) by Alice (its row reads only rows she computes).
 
     >>> compute_owners(np.array([0, 1, 0, 1, 0, 2, 0]), True).tolist()
     [0, 1, 1, 1, 1, 2, 2]
     >>> compute_owners(np.array([0, 1, 0, 1, 0, 2, 0]), False).tolist()
     [2, 1, 2, 1, 2, 2, 2]
+    >>> compute_owners(np.array([1, 1, 0, 0]), True, read=[2, 3]).tolist()   # Bob holds only public rows
+    [1, 1, 2, 2]
     """
     owners = np.asarray(owners)
     comp = np.where(owners == PUBLIC, B_OWNS, owners).astype(np.int64)
     index, public = np.arange(owners.size), owners == PUBLIC
+    bob = (owners == B_OWNS) | np.isin(index, np.asarray(read, dtype=np.int64))
 
     def first(mask) -> int:
         hits = np.nonzero(mask)[0]
         return int(hits[0]) if hits.size else owners.size
 
     if causal:
-        comp[public & (index < first(owners == B_OWNS))] = A_OWNS
+        comp[public & (index < first(bob))] = A_OWNS
         comp[index < first(~public)] = PUBLIC
     elif not np.any(~public):
         comp[:] = PUBLIC
@@ -114,7 +117,7 @@ def plan_messages(owners, read, layers: int, causal: bool, shared_first_keys: bo
     [(1, 2, [(0, (0, 1))]), (2, 1, [(0, (2, 3))]), (1, 2, [(1, (0, 1))])]
     """
     owners = np.asarray(owners)
-    comp, N = compute_owners(owners, causal), owners.size
+    comp, N = compute_owners(owners, causal, read), owners.size
     raw = []
     for layer in range(int(layers)):
         for sender, receiver in ((A_OWNS, B_OWNS), (B_OWNS, A_OWNS)):
@@ -163,6 +166,16 @@ class DeepTransformerSplit(Split):
             (model is None or hasattr(model, "layer_inputs"))
 
     @classmethod
+    def refuse(cls, spec, layers: int, reduction=None) -> None:
+        """A row-reading task (qsa) is run by the 1-layer attention-row unit only."""
+        from .qsa import reads_rows
+
+        if reduction is not None and reads_rows(reduction):
+            raise UnsupportedSplitError(
+                f"{reduction.name}: a {layers}-layer model is not simulated for {reduction.task_name}; its rows "
+                "carry real vectors, read by the 1-layer attention-row unit (reductions/simulate/qsa.py)")
+
+    @classmethod
     def model_options(cls, reduction, n: int) -> dict:
         return {"max_len": max(4096, reduction.length(n))}
 
@@ -186,7 +199,12 @@ class DeepTransformerSplit(Split):
         self.owners = reduction.owners(n)
         self.length = int(self.owners.size)
         self.read = np.asarray(reduction.output_positions(n), dtype=np.int64)
-        self.comp = compute_owners(self.owners, model.causal)
+        alice_reads = [int(o) for o in self.read if self.owners[o] == A_OWNS]
+        if alice_reads:
+            raise UnsupportedSplitError(
+                f"{reduction.name}: the output is read at position {alice_reads[0]}, which is Alice's; Bob "
+                "computes the top layer at the read positions and does not know her token there")
+        self.comp = compute_owners(self.owners, model.causal, self.read)
         self.plan = plan_messages(self.owners, self.read, self.layers, model.causal,
                                   model.shares_first_keys(self.length))
         self.code = model.precision if model.precision is not None else FLOAT64

@@ -30,8 +30,8 @@ def _positions_sent_by_loop(owners, read, layers: int, causal: bool) -> list[int
             comp.append(int(o))
         elif causal and all(b == Owner.PUBLIC for b in before):
             comp.append(0)  # both compute it
-        elif causal and all(b != Owner.BOB for b in before):
-            comp.append(int(Owner.ALICE))
+        elif causal and not any(owners[q] == Owner.BOB or q in read for q in range(p + 1)):
+            comp.append(int(Owner.ALICE))  # a public row no row of Bob's (nor a read row) precedes
         else:
             comp.append(0 if all(b == Owner.PUBLIC for b in owners) else int(Owner.BOB))
     per_layer = []
@@ -54,7 +54,8 @@ def _positions_sent_by_loop(owners, read, layers: int, causal: bool) -> list[int
 
 
 @pytest.mark.parametrize("task,n", [("string-equality", 3), ("string-disjointness", 3), ("index-lookup", 4),
-                                    ("dyck", 2), ("induction-heads", 3), ("mqar", 3)])
+                                    ("dyck", 2), ("induction-heads", 3), ("mqar", 3),
+                                    ("multi-index-lookup", 2), ("copy", 3)])
 @pytest.mark.parametrize("precision,P", [("fixed:8:4", 8), ("bfloat16", 16), ("float32", 32)])
 @pytest.mark.parametrize("causal", [True, False])
 def test_every_input_bit_for_bit_and_cost_is_the_rows_sent(task, n, precision, P, causal):
@@ -156,6 +157,17 @@ def test_bob_reads_the_message_a_tampered_one_changes_his_logits():
 
     _, mixed = _run_with(sim, x, y, swap)
     np.testing.assert_array_equal(mixed.logits, other.reference.logits)
+
+
+def test_an_output_read_at_alices_position_is_refused():
+    model = build_model("transformer", vocab_size=3, width=2, n_outputs=2, layers=2, precision="fixed:8:4")
+    red = get_reduction("string-equality")
+    fake = dataclasses.replace(red, read_positions=lambda n: [0])  # position 0 is Alice's
+    with pytest.raises(UnsupportedSplitError, match="Alice's; Bob computes the top layer") as err:
+        DeepTransformerSplit(model, fake, 3)
+    assert "\n" not in str(err.value)
+    with pytest.raises(UnsupportedSplitError, match="2-layer model is not simulated for qsa"):
+        prepare("qsa", "transformer", 3, "fixed:8:4", layers=2)
 
 
 def test_registry_routes_by_depth_and_refusals_are_one_line():

@@ -158,12 +158,12 @@ def test_the_registry_decides_every_architecture_once():
         else:
             with pytest.raises(UnsupportedSplitError, match="has no protocol simulation"):
                 refuse_unsplittable(spec.name, 1)
-    assert {cls.kind for cls in SPLITS} == {"recurrent", "transformer", "hybrid", "attention-row"}
+    assert {cls.kind for cls in SPLITS} == {"recurrent", "transformer", "transformer-layers", "hybrid",
+                                            "attention-row"}
     assert all(kind_class(cls.kind) is cls for cls in SPLITS)
 
 
 @pytest.mark.parametrize("arch, layers, task, match", [
-    ("transformer", 2, None, "a 2-layer Transformer cannot be split"),
     ("lstm", 1, "dyck", "simulated one way only.*bounded Dyck language is regular"),
     ("hybrid", 1, "qsa", "a hybrid is split only with Alice's prefix and Bob's suffix"),
     ("feedforward", 1, "index-lookup", r"feedforward \(feedforward\) has no protocol simulation"),
