@@ -183,3 +183,12 @@ def test_registry_routes_by_depth_and_refusals_are_one_line():
     with pytest.raises(InvalidParameterError, match="chain of thought") as err:
         DeepTransformerSplit(two, prepare("istree", "lstm", 3, "fixed:8:4", cot=True).reduction, 3, cot=True)
     assert "\n" not in str(err.value)
+
+
+def test_the_split_runs_on_an_array_api_namespace_bit_for_bit():
+    pytest.importorskip("array_api_strict")
+    host = verify("string-equality", "transformer", 3, "fixed:8:4", width=2, layers=2, exhaustive=True)
+    strict = verify("string-equality", "transformer", 3, "fixed:8:4", width=2, layers=2, exhaustive=True,
+                    backend="array_api_strict")
+    assert strict["faithful"] == host["faithful"] == 1.0
+    assert strict["bits_per_message"] == host["bits_per_message"] == 2 * 3 * 1 * (2 + 2) * 8
