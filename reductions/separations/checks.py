@@ -216,12 +216,12 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
                  f"({out['method']})", data)
 
 
-#: Check (c) runs at most this many tokens x outputs x instances (8 instances of one output at 8800 tokens).
-PROTOCOL_MAX_ELEMENTS = 8 * 8800
+#: Check (c) runs at most this many tokens x outputs x instances (4 instances of one output at 8800 tokens).
+PROTOCOL_MAX_ELEMENTS = 4 * 8800
 #: Check (c) runs at most this many instances: a handful. Faithfulness is bit for bit on each one, and
 #: the bits sent are the same for every instance (fixed-length messages), so more instances add time,
 #: not strength; the tests run the splits on every input at small n.
-PROTOCOL_INSTANCES = 8
+PROTOCOL_INSTANCES = 4
 
 
 def _tokens_times_outputs(task: str, n: int) -> int:

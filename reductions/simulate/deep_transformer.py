@@ -315,9 +315,11 @@ class DeepTransformerSplit(Split):
         return run_from_logits(logits, self.task.answer_kind, self.classes)
 
     def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
-        """The unsplit model's forward pass at every read position."""
+        """The unsplit model's forward pass at every read position (:meth:`forward_at`: the lower layers
+        once, each position bit for bit ``forward(tokens, o)``)."""
         self._one_group(group)
-        return self._run([self.model.forward(encoded.tokens, output_position=int(o)) for o in self.read])
+        logits = self.model.forward_at(encoded.tokens, [int(o) for o in self.read])  # (B, K, C)
+        return self._run([logits[:, i, :] for i in range(len(self.read))])
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str | None = None):

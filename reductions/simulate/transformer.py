@@ -269,8 +269,8 @@ class TransformerSplit(Split):
     def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
         """The unsplit model's forward pass at every read position."""
         self._one_group(group)
-        tokens = encoded.tokens
-        return self._run([self.model.forward(tokens, output_position=int(o)) for o in self.read])
+        logits = self.model.forward_at(encoded.tokens, [int(o) for o in self.read])  # (B, K, C): keys and values once
+        return self._run([logits[:, i, :] for i in range(len(self.read))])
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str = "partial sums"):
