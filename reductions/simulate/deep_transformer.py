@@ -156,7 +156,7 @@ class DeepTransformerSplit(Split):
 
     kind = "transformer-layers"
     arch_class = "transformer"
-    simulation = "partition, keys and values per layer"
+    simulation = "2+ layers: keys and values"
 
     @classmethod
     def handles(cls, spec, model=None, layers=None) -> bool:

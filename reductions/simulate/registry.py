@@ -16,7 +16,7 @@ Examples
 >>> split_class("lstm").__name__, split_class("transformer").__name__, split_class("hybrid").kind
 ('RecurrentSplit', 'TransformerSplit', 'hybrid')
 >>> [simulation_text(a) for a in ("gru", "transformer", "hybrid", "feedforward")]
-['one-way, state', 'partition, 1 layer only', 'prefix/suffix, 3 messages', 'refused']
+['one-way, state', 'partition, 1 layer: partial sums; 2+ layers: keys and values', 'prefix/suffix, 3 messages', 'refused']
 >>> split_class("transformer", layers=2).__name__     # 2 layers or more: rows per layer
 'DeepTransformerSplit'
 >>> refuse_unsplittable("transformer", 2) is None
@@ -112,7 +112,8 @@ def simulation_text(arch) -> str:
         cls.refuse(spec, 1)
     except UnsupportedSplitError:
         return "refused"
-    return cls.simulation
+    deep = split_class(spec, layers=2)  # a family of its own for deeper models (the Transformer's)
+    return cls.simulation if deep is cls else f"{cls.simulation}; {deep.simulation}"
 
 
 def architecture_rows() -> list[dict]:

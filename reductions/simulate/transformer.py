@@ -94,7 +94,7 @@ class TransformerSplit(Split):
 
     kind = "transformer"
     arch_class = "transformer"
-    simulation = "partition, 1 layer only"
+    simulation = "partition, 1 layer: partial sums"
     partial_sums_message = True
 
     @classmethod

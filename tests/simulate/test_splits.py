@@ -150,7 +150,7 @@ def test_queries_fall_back_to_general_entries_and_standard_facts():
 def test_the_registry_decides_every_architecture_once():
     """``list archs``' simulation column as it was written by hand in the CLI, now from the registry."""
     old_table = {"recurrent": "one-way, state", "hybrid": "prefix/suffix, 3 messages",
-                 "transformer": "partition, 1 layer only"}
+                 "transformer": "partition, 1 layer: partial sums; 2+ layers: keys and values"}
     for spec in list_architectures():
         assert simulation_text(spec.name) == old_table.get(spec.arch_class, "refused"), spec.name
         if spec.arch_class in old_table:
