@@ -30,7 +30,7 @@ CLASS_SHORT = {"recurrent": "rnn", "transformer-1layer": "tf1", "transformer-2la
 KIND_SHORT = {"lower": "LB", "upper": "UB", "separation": "sep"}
 #: The ``simulation`` cell of ``list archs`` shortened to its first clause.
 SIMULATION_SHORT = {"one-way, state": "one-way", "prefix/suffix, 3 messages": "3 messages",
-                    "partition, 1 layer only": "1 layer"}
+                    "partition, 1 layer: partial sums; 2+ layers: keys and values": "any depth"}
 
 
 def _yes(value) -> str:

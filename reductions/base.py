@@ -303,6 +303,8 @@ class Reduction:
         if task.answer_kind == "bool":
             return 2
         if task.answer_kind == "symbol":
+            if callable(getattr(task, "answer_values", None)):  # a task whose answers are fewer than its tokens
+                return int(task.answer_values(task_n))
             for attr in ("alphabet", "values"):
                 if isinstance(getattr(task, attr, None), int):
                     return int(getattr(task, attr))

@@ -120,9 +120,21 @@ class AttentionBlock:
         """What the attention reads: ``norm1(x)`` in a pre-norm layer, else ``x``."""
         return self._norm(x, "ln1") if self.ln == "pre" else x
 
-    def heads(self, h, name):
-        """``h`` ``(..., N, d)`` -> rounded per-head projections ``(..., H, N, d_h)`` (Q, K or V)."""
-        y = self.rnd(project(h, self.w[f"W_{name}"], self.w[f"b_{name}"]))  # (..., N, H, d_h)
+    def rows(self, h, name):
+        """``h`` ``(..., N, d)`` -> rounded per-head projections ``(..., N, H, d_h)`` (row-major: what
+        the split of a deep model sends, row by row)."""
+        return self.rnd(project(h, self.w[f"W_{name}"], self.w[f"b_{name}"]))  # (..., N, H, d_h)
+
+    def heads(self, h, name, patch=None):
+        """``h`` ``(..., N, d)`` -> rounded per-head projections ``(..., H, N, d_h)`` (Q, K or V).
+
+        ``patch``: ``(rows (B, N, H, d_h), mask (N,) bool)``: the rows where ``mask`` holds are taken
+        from ``rows`` (values another party computed, as :meth:`rows` gives them), before the heads
+        are laid out, so the array has the layout of the unpatched one."""
+        y = self.rows(h, name)  # (..., N, H, d_h)
+        if patch is not None:
+            values, mask = patch
+            y = self.xp.where(self.xp.reshape(self.xp.asarray(mask), (1, -1, 1, 1)), values, y)
         nd = len(y.shape)
         return self.xp.permute_dims(y, tuple(range(nd - 3)) + (nd - 2, nd - 3, nd - 1))  # (..., H, N, d_h)
 
@@ -148,28 +160,32 @@ class AttentionBlock:
         m = self.rnd(self.xp.matmul(a, self.w["mlp.W2"]) + self.w["mlp.b2"])  # (..., d)
         return self._residual(x, m, "ln2")
 
-    def full(self, x, max_block_elements=None, shared_qk=None):
+    def full(self, x, max_block_elements=None, shared_qk=None, patch=None):
         """Every position: ``(B, N, d)`` -> ``(B, N, d)`` (blocked attention, float softmax).
 
         ``shared_qk``: queries and keys ``(1, H, N, d_k)`` that every instance shares (a first
         layer whose weights ignore the tokens there); the weights are then computed once.
+        ``patch``: ``{"K": (rows, mask), "V": (rows, mask)}`` for :meth:`heads` (a split's received keys
+        and values).
         """
+        patch = patch or {}
         h = self.attn_input(x)
-        V = self.heads(h, "V")  # (B, H, N, d_v)
+        V = self.heads(h, "V", patch.get("V"))  # (B, H, N, d_v)
         kw = {} if max_block_elements is None else {"max_block_elements": max_block_elements}
         if shared_qk is not None:
             A = shared_softmax_attention(*shared_qk, V, scale=self.scale, causal=self.causal, **kw)
         else:
-            Q, K = self.heads(h, "Q"), self.heads(h, "K")  # (B, H, N, d_k)
+            Q, K = self.heads(h, "Q"), self.heads(h, "K", patch.get("K"))  # (B, H, N, d_k)
             A = softmax_attention(Q, K, V, scale=self.scale, causal=self.causal, **kw)
         A = self.rnd(A)  # (B, H, N, d_v)
         return self.after_attention(x, merge_heads(A))  # (B, N, d)
 
-    def last(self, x, o: int):
-        """Only position ``o``: ``(B, N, d)`` -> ``(B, d)`` in O(N·m), float softmax."""
-        xp = self.xp
+    def last(self, x, o: int, patch=None):
+        """Only position ``o``: ``(B, N, d)`` -> ``(B, d)`` in O(N·m), float softmax (``patch`` as
+        :meth:`full`)."""
+        xp, patch = self.xp, patch or {}
         h = self.attn_input(x)
-        K, V = self.heads(h, "K"), self.heads(h, "V")  # (B, H, N, d_h)
+        K, V = self.heads(h, "K", patch.get("K")), self.heads(h, "V", patch.get("V"))  # (B, H, N, d_h)
         q = self.query(h[:, o, :])  # (B, H, d_k)
         mask = xp.reshape(xp.arange(x.shape[1]) <= o, (1, -1)) if self.causal else None
         attn = self.rnd(last_position_attention(q, K, V, scale=self.scale, mask=mask))  # (B, H, d_v)

@@ -325,12 +325,39 @@ class Transformer(SplitMixin):
         o = self._output_position(output_position, tokens.shape[1])
         if self.n_layers == 1:
             return self.finish(self.partial(tokens, None, output_position=o), tokens[:, o])
-        x = self.embed(tokens)  # (B, N, d)
-        for i, block in enumerate(self.blocks[:-1]):
-            x = block.full(x, None, self._shared_qk(tokens) if i == 0 else None)  # (B, N, d)
-        return self.readout(self.blocks[-1].last(x, o))  # (B, C)
+        return self.top_logits(self.layer_inputs(tokens, self.n_layers - 1), o)  # (B, C)
 
     __call__ = forward
+
+    def layer_inputs(self, tokens, upto: int, patches=None):
+        """The residual stream ``(B, N, d)`` that layer ``upto`` reads (0: the embedding), the
+        layers below run at every position as :meth:`forward` runs them (float softmax, row max).
+
+        ``patches`` maps a layer ``i < upto`` to ``{"K": (rows, mask), "V": (rows, mask)}``
+        (:meth:`AttentionBlock.heads`): layer i's keys and values at the positions of ``mask`` are
+        taken from ``rows`` ``(B, N, H, d_h)``. The split of a deep model
+        (:mod:`reductions.simulate.deep_transformer`) puts there what the other party sent; with
+        no patches this is the unsplit pass, and :meth:`forward` is
+        ``top_logits(layer_inputs(tokens, L - 1), o)``.
+        """
+        tokens = self._tokens(tokens)
+        patches = patches or {}
+        x = self.embed(tokens)  # (B, N, d)
+        for i in range(int(upto)):
+            x = self.blocks[i].full(x, None, self._shared_qk(tokens) if i == 0 else None,
+                                    patches.get(i))  # (B, N, d)
+        return x
+
+    def shares_first_keys(self, n_positions: int) -> bool:
+        """Whether layer 0's queries and keys are the same for every input of ``n_positions``
+        (:func:`models.transformer.factored.shared_pattern`; only its values then depend on tokens)."""
+        return self.n_layers > 1 and bool(shared_pattern(self, int(n_positions)))
+
+    def top_logits(self, x, output_position: int, patch=None):
+        """Logits ``(B, C)`` of the top layer at one position from its input ``x`` ``(B, N, d)``
+        (:meth:`layer_inputs` of layer ``L - 1``): float softmax over the positions it sees
+        (``patch``: received keys and values, as in :meth:`layer_inputs`)."""
+        return self.readout(self.blocks[-1].last(x, int(output_position), patch))  # (B, C)
 
     def forward_at(self, tokens, output_positions):
         """Logits ``(B, K, C)`` at each of ``output_positions``, equal bit for bit to
@@ -344,10 +371,8 @@ class Transformer(SplitMixin):
         if self.n_layers == 1:
             logits = self._forward_at_one_layer(tokens, outputs)
         else:
-            x = self.embed(tokens)  # (B, N, d)
-            for i, block in enumerate(self.blocks[:-1]):
-                x = block.full(x, None, self._shared_qk(tokens) if i == 0 else None)  # (B, N, d)
-            logits = [self.readout(self.blocks[-1].last(x, o)) for o in outputs]
+            x = self.layer_inputs(tokens, self.n_layers - 1)  # (B, N, d)
+            logits = [self.top_logits(x, o) for o in outputs]
         return self.xp.stack(logits, axis=1)  # (B, K, C)
 
     def __repr__(self) -> str:

@@ -218,8 +218,12 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
                  f"({out['method']})", data)
 
 
-#: Check (c) runs at most this many tokens x outputs x instances (32 instances of one output at 8800 tokens).
-PROTOCOL_MAX_ELEMENTS = 32 * 8800
+#: Check (c) runs at most this many tokens x outputs x instances (4 instances of one output at 8800 tokens).
+PROTOCOL_MAX_ELEMENTS = 4 * 8800
+#: Check (c) runs at most this many instances: a handful. Faithfulness is bit for bit on each one, and
+#: the bits sent are the same for every instance (fixed-length messages), so more instances add time,
+#: not strength; the tests run the splits on every input at small n.
+PROTOCOL_INSTANCES = 4
 
 
 def _tokens_times_outputs(task: str, n: int) -> int:
@@ -234,13 +238,15 @@ def protocol_check(task: str, arch: str | None, layers: int | None, n: int, prec
                    construction: str | None, instances: int = 32, seed: int = 0, heads: int = 1) -> Check:
     """(c): the construction as an Alice/Bob protocol, faithful and at least the bound's bits; on a task
     with many outputs (copy: n) at most :data:`PROTOCOL_MAX_ELEMENTS` tokens x outputs x instances, and
-    at least 4 instances."""
+    at least 4 instances; never more than :data:`PROTOCOL_INSTANCES`. A 2-layer Transformer runs through
+    :class:`~reductions.simulate.deep_transformer.DeepTransformerSplit` (rows per layer)."""
     from reductions.simulate import verify
 
     if construction is None:
         return _skip("protocol", "no explicit weights to split")
     try:
-        instances = min(instances, max(4, PROTOCOL_MAX_ELEMENTS // _tokens_times_outputs(task, n)))
+        instances = min(instances, PROTOCOL_INSTANCES,
+                        max(4, PROTOCOL_MAX_ELEMENTS // _tokens_times_outputs(task, n)))
         out = verify(task, arch, n, precision, weights="construction", layers=layers, heads=heads,
                      instances=instances, seed=seed)
     except CommcompError as exc:

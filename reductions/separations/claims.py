@@ -140,9 +140,6 @@ def _protocol_applies(check: Check, spec: ClaimSpec) -> Check:
         return Check("protocol", "not applicable", "the strong side is recurrent and the reduction's split "
                      "interleaved: the constant-size RNN has no such protocol to check (a bounded Dyck "
                      "language is regular)")
-    if check.status == "not checked" and spec.strong_layers and spec.strong_layers >= 2:
-        return Check("protocol", "not checked", f"no Alice/Bob split of a {spec.strong_layers}-layer "
-                     "Transformer in commcomp (only 1-layer and recurrent models are split)")
     return check
 
 

@@ -77,10 +77,16 @@ def row_message_bits(P: int, heads: int, d_k: int, d_v: int, alice_rows: int, al
     return int(P) * int(heads) * (int(alice_reads) * int(d_k) + int(alice_rows) * (int(d_k) + int(d_v)))
 
 
+def reads_rows(reduction) -> bool:
+    """Whether ``reduction``'s task is read by the row-reading unit (qsa: rows of real vectors), not by a
+    token Transformer."""
+    return reduction.task_name == "qsa"
+
+
 def random_row_model(reduction, n: int, width: int, heads: int, precision, seed: int):
     """The random-weight unit ``--weights random`` runs for a row-reading task (qsa), or None for
     any other task (those run a token Transformer)."""
-    if reduction.task_name != "qsa":
+    if not reads_rows(reduction):
         return None
     from models.constructions.qsa import QSARandomUnit
 
@@ -122,7 +128,7 @@ class RowAttentionSplit(Split):
     exact = True
 
     @classmethod
-    def handles(cls, spec, model=None) -> bool:
+    def handles(cls, spec, model=None, layers=None) -> bool:
         """A Transformer-class architecture whose model is a row-reading unit."""
         return spec.arch_class == cls.arch_class and model is not None and is_row_model(model)
 

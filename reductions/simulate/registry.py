@@ -2,7 +2,8 @@
 
 :data:`SPLITS` lists the families in the order they are tried; the first whose
 :meth:`~.splits.Split.handles` accepts the architecture (and the model, once one is built) runs it:
-qSA's row-reading unit before the token Transformer (both are Transformer-class), then the hybrid
+qSA's row-reading unit before the token Transformer (all three are Transformer-class: the 1-layer
+split takes depth 1, :class:`~.deep_transformer.DeepTransformerSplit` depth 2 and more), then the hybrid
 and the recurrent family. An architecture no family handles (the feed-forward class) has no
 protocol simulation. Everything that asks whether or how an architecture is split calls this
 module: :func:`prepare <reductions.simulate.setup.prepare>` (through :func:`refuse_unsplittable`,
@@ -15,11 +16,11 @@ Examples
 >>> split_class("lstm").__name__, split_class("transformer").__name__, split_class("hybrid").kind
 ('RecurrentSplit', 'TransformerSplit', 'hybrid')
 >>> [simulation_text(a) for a in ("gru", "transformer", "hybrid", "feedforward")]
-['one-way, state', 'partition, 1 layer only', 'prefix/suffix, 3 messages', 'refused']
->>> refuse_unsplittable("transformer", 2)
-Traceback (most recent call last):
-...
-commcomp.errors.UnsupportedSplitError: a 2-layer Transformer cannot be split at bounded cost: ...
+['one-way, state', 'partition, 1 layer: partial sums; 2+ layers: keys and values', 'prefix/suffix, 3 messages', 'refused']
+>>> split_class("transformer", layers=2).__name__     # 2 layers or more: rows per layer
+'DeepTransformerSplit'
+>>> refuse_unsplittable("transformer", 2) is None
+True
 >>> refuse_unsplittable("feedforward", 1)
 Traceback (most recent call last):
 ...
@@ -33,6 +34,7 @@ from __future__ import annotations
 from commcomp.architectures import get_architecture
 from commcomp.errors import UnknownNameError, UnsupportedSplitError
 
+from .deep_transformer import DeepTransformerSplit
 from .hybrid import HybridSplit
 from .qsa import RowAttentionSplit
 from .recurrent import RecurrentSplit
@@ -43,12 +45,14 @@ __all__ = ["SPLITS", "split_class", "kind_class", "refuse_unsplittable", "make_s
            "random_model", "simulation_text", "architecture_rows", "bob_step_text", "verify_note"]
 
 #: The split families, in the order they are tried (the first that handles an architecture wins).
-SPLITS: tuple[type[Split], ...] = (RowAttentionSplit, TransformerSplit, HybridSplit, RecurrentSplit)
+SPLITS: tuple[type[Split], ...] = (RowAttentionSplit, TransformerSplit, DeepTransformerSplit, HybridSplit,
+                                   RecurrentSplit)
 _BY_KIND = {cls.kind: cls for cls in SPLITS}
 
 
-def split_class(arch, model=None) -> type[Split]:
-    """The family that splits architecture ``arch`` (a name, alias or spec), and ``model`` if given.
+def split_class(arch, model=None, layers=None) -> type[Split]:
+    """The family that splits architecture ``arch`` (a name, alias or spec), and ``model`` if given
+    (else a model of ``layers`` layers, if given).
 
     Raises
     ------
@@ -57,7 +61,7 @@ def split_class(arch, model=None) -> type[Split]:
     """
     spec = get_architecture(arch) if isinstance(arch, str) else arch
     for cls in SPLITS:
-        if cls.handles(spec, model):
+        if cls.handles(spec, model, layers):
             return cls
     raise UnsupportedSplitError(f"{spec.name} ({spec.arch_class}) has no protocol simulation")
 
@@ -74,7 +78,7 @@ def refuse_unsplittable(arch, layers: int, reduction=None, model=None) -> None:
     """Raise :class:`UnsupportedSplitError` for an architecture (at ``layers``, for ``reduction``'s
     sequences) with no protocol of bounded cost: the one place that decides it."""
     spec = get_architecture(arch) if isinstance(arch, str) else arch
-    split_class(spec, model).refuse(spec, layers, reduction)
+    split_class(spec, model, layers).refuse(spec, layers, reduction)
 
 
 def make_split(arch, model, reduction, n: int, cot: bool = False) -> Split:
@@ -108,7 +112,8 @@ def simulation_text(arch) -> str:
         cls.refuse(spec, 1)
     except UnsupportedSplitError:
         return "refused"
-    return cls.simulation
+    deep = split_class(spec, layers=2)  # a family of its own for deeper models (the Transformer's)
+    return cls.simulation if deep is cls else f"{cls.simulation}; {deep.simulation}"
 
 
 def architecture_rows() -> list[dict]:

@@ -16,6 +16,8 @@ kind               class                                              splits    
 =================  =================================================  ===========================  ======
 ``recurrent``      :class:`~reductions.simulate.recurrent.RecurrentSplit`      every recurrent model        1
 ``transformer``    :class:`~reductions.simulate.transformer.TransformerSplit`  a 1-layer Transformer        1 or 2
+``transformer-     :class:`~reductions.simulate.deep_transformer.              an L-layer Transformer,      1 to
+layers``           DeepTransformerSplit`                                      L >= 2 (rows per layer)      2L - 1
 ``hybrid``         :class:`~reductions.simulate.hybrid.HybridSplit`            a hybrid                     3
 ``attention-row``  :class:`~reductions.simulate.qsa.RowAttentionSplit`         qSA's row-reading unit       1
 =================  =================================================  ===========================  ======
@@ -121,8 +123,9 @@ class Split(ABC):
 
     # -- the family ------------------------------------------------------------------------------
     @classmethod
-    def handles(cls, spec, model=None) -> bool:
-        """Whether this family splits architecture ``spec`` (and ``model``, when one is built)."""
+    def handles(cls, spec, model=None, layers=None) -> bool:
+        """Whether this family splits architecture ``spec`` (and ``model``, when one is built; at
+        ``layers``, when known before a model is built)."""
         return spec.arch_class == cls.arch_class
 
     @classmethod

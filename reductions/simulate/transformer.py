@@ -94,8 +94,14 @@ class TransformerSplit(Split):
 
     kind = "transformer"
     arch_class = "transformer"
-    simulation = "partition, 1 layer only"
+    simulation = "partition, 1 layer: partial sums"
     partial_sums_message = True
+
+    @classmethod
+    def handles(cls, spec, model=None, layers=None) -> bool:
+        """A 1-layer Transformer (deeper ones: :class:`~.deep_transformer.DeepTransformerSplit`)."""
+        depth = getattr(model, "n_layers", None) if model is not None else layers
+        return spec.arch_class == cls.arch_class and (depth is None or int(depth) <= 1)
 
     @classmethod
     def refuse(cls, spec, layers: int, reduction=None) -> None:
@@ -263,8 +269,8 @@ class TransformerSplit(Split):
     def reference(self, encoded, runner: str = "plain", group: int = 1) -> ModelRun:
         """The unsplit model's forward pass at every read position."""
         self._one_group(group)
-        tokens = encoded.tokens
-        return self._run([self.model.forward(tokens, output_position=int(o)) for o in self.read])
+        logits = self.model.forward_at(encoded.tokens, [int(o) for o in self.read])  # (B, K, C): keys and values once
+        return self._run([logits[:, i, :] for i in range(len(self.read))])
 
     # -- reading a message -------------------------------------------------------------------
     def describe_message(self, rows: BitRows, b: int = 0, label: str = "partial sums"):

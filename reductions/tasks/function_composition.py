@@ -81,6 +81,10 @@ class FunctionComposition(Task):
         n = self.check_n(n)
         return (2 * n if self.layout == "pairs" else 4 * n) + 1
 
+    def answer_values(self, n) -> int:
+        """How many answers there are at size n: g(f(x)) is a value in [n] (the readout's classes)."""
+        return self.check_n(n)
+
     def query_offset(self, n) -> int:
         """Id of the query token q0."""
         n = self.check_n(n)

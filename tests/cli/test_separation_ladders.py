@@ -94,8 +94,15 @@ def test_protocol_check_fails_when_the_split_is_not_faithful(monkeypatch):
     bad = protocol_check("index-lookup", "transformer", 1, 8, "float32", construction="index-lookup-1tf",
                          instances=8)
     assert bad.status == "FAILED"
-    refused = protocol_check("string-equality", "transformer", 2, 8, "float32",
-                             construction="string-equality-2tf")
+    # a 2-layer Transformer splits (keys and values per layer): faithful, and at least the n bits EQ_n needs
+    monkeypatch.setattr(sim, "verify", real)
+    deep = protocol_check("string-equality", "transformer", 2, 8, "float32", construction="string-equality-2tf")
+    assert deep.status == "passed" and deep.data["faithful"] == 1.0 and deep.data["rounds"] == 1
+    assert deep.data["bits"] >= deep.data["lower_bound_bits"] == 8
+    monkeypatch.setattr(sim, "verify", lambda *a, **k: {**real(*a, **k), "bits_per_message": 7})
+    short = protocol_check("string-equality", "transformer", 2, 8, "float32", construction="string-equality-2tf")
+    assert short.status == "FAILED" and "7 bits vs 8" in short.detail  # fewer bits than the problem needs
+    refused = protocol_check("string-equality", "transformer", 2, 8, "float32", construction=None)
     assert refused.status == "not checked" and refused.detail
 
 

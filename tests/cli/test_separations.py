@@ -28,10 +28,11 @@ def test_recurrent_protocol_bits_are_state_numbers_times_p():
         assert r.protocol_lower_bound_bits == 5  # D^{A->B}(EQ_5) = 5
 
 
-def test_unsplittable_architectures_say_why():
+def test_deep_transformers_split_and_hybrids_too():
     rows = separations(n=3, instances=4, tasks=["index-lookup"], archs=["transformer-2", "hybrid"])
     deep, hybrid = rows
-    assert deep.protocol_bits is None and "cannot be split" in deep.protocol_note
+    # a 2-layer Transformer splits into keys and values per layer (reductions/simulate/deep_transformer.py)
+    assert deep.protocol_faithful == 1.0 and deep.protocol_bits is not None
     # a hybrid splits at the prefix/suffix cut in three messages (reductions/simulate/hybrid.py)
     assert hybrid.protocol_faithful == 1.0 and hybrid.protocol_bits is not None
 

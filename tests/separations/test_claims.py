@@ -159,3 +159,21 @@ def test_default_table_is_the_claims_in_words(capsys, monkeypatch):
         assert code not in out
     assert cli.main(["separations", "--task", "index-lookup", "--ladder", "--samples", "8", "--budget", "256"]) == 0
     assert "IL elman<tf1" in capsys.readouterr().out
+
+
+def test_equality_vs_recurrent_is_shown_with_the_two_layer_split():
+    """Check (c) of a 2-layer strong side: the key-value split of string-equality-2tf at the crossover,
+    faithful bit for bit, one message, its bits the closed form L·s·H·(d_k + d_v)·P (less layer 0's keys
+    when no token changes them) and at least the n bits EQ_n needs one way."""
+    ladders = separation_ladders(["string-equality"], "bfloat16", samples=8, budget=256)
+    claims, _ = evaluate_claims(ladders, "bfloat16", tasks=["string-equality"], samples=8, budget=256)
+    eq = next(c for c in claims if c.spec.claim == "strings-EQ")
+    assert eq.verdict == "shown" and [c.status for c in eq.checks] == ["passed", "found", "passed", "passed"]
+    c = next(c for c in eq.checks if c.name == "protocol")
+    n = 369                                    # N = 2n + 1 = 739: Alice's prefix holds s = n positions
+    assert eq.checked_N == 2 * n + 1
+    model = get_construction("string-equality-2tf").make(n, "bfloat16").model
+    L, H, d_k, d_v = model.n_layers, model.n_heads, model.d_k, model.d_v
+    keys = (L - 1 if model.shares_first_keys(2 * n + 1) else L) * d_k
+    assert c.data["bits"] == n * H * (keys + L * d_v) * 16
+    assert c.data["faithful"] == 1.0 and c.data["rounds"] == 1 and c.data["bits"] >= c.data["lower_bound_bits"] == n

@@ -82,7 +82,7 @@ def test_list_tasks_and_archs_read_the_registries(capsys):
 @pytest.mark.parametrize("argv", [
     ["simulate", "no-such-task", "--arch", "lstm", "--n", "4", "--precision", "8"],
     ["simulate", "dyck", "--arch", "hybrid", "--n", "4", "--precision", "8"],
-    ["simulate", "index-lookup", "--arch", "transformer", "--layers", "2", "--n", "4", "--precision", "8"],
+    ["simulate", "istree", "--arch", "transformer", "--layers", "2", "--n", "3", "--precision", "8", "--cot"],
     ["simulate", "dyck", "--arch", "lstm", "--n", "4", "--precision", "8"],
     ["simulate", "index-lookup", "--arch", "lstm", "--n", "0", "--precision", "8"],
     ["simulate", "index-lookup", "--arch", "lstm", "--n", "4", "--precision", "8", "--width", "0"],

@@ -86,13 +86,14 @@ def test_float64_reference_mode_reports_the_difference():
 
 
 def test_refusals():
-    with pytest.raises(UnsupportedSplitError, match="2-layer"):
-        prepare("index-lookup", "transformer", 4, "fixed:8:4", layers=2)
+    # 2 layers or more: the key-value split (tests/simulate/test_simulate_deep_transformer.py)
+    assert type(prepare("index-lookup", "transformer", 4, "fixed:8:4", layers=2).split).__name__ == \
+        "DeepTransformerSplit"
     with pytest.raises(UnsupportedSplitError, match="prefix"):  # a hybrid splits prefix/suffix only
         prepare("dyck", "hybrid", 4, "fixed:8:4")
     deep = build_model("transformer", vocab_size=6, width=2, n_outputs=2, layers=2, precision="fixed:8:4")
-    with pytest.raises(UnsupportedSplitError):
-        prepare("index-lookup", n=4, model=deep)
+    with pytest.raises(UnsupportedSplitError, match="only a 1-layer Transformer"):
+        TransformerSplit(deep, prepare("index-lookup", n=4, model=deep).reduction, 4)
     bare = build_model("hybrid", vocab_size=6, width=2, n_outputs=2, precision="fixed:8:4", recurrent="gru",
                        layer_norm=False)
     with pytest.raises(UnsupportedSplitError, match="pre-norm"):  # no agreed shift without the pre-norm

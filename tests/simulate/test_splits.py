@@ -150,7 +150,7 @@ def test_queries_fall_back_to_general_entries_and_standard_facts():
 def test_the_registry_decides_every_architecture_once():
     """``list archs``' simulation column as it was written by hand in the CLI, now from the registry."""
     old_table = {"recurrent": "one-way, state", "hybrid": "prefix/suffix, 3 messages",
-                 "transformer": "partition, 1 layer only"}
+                 "transformer": "partition, 1 layer: partial sums; 2+ layers: keys and values"}
     for spec in list_architectures():
         assert simulation_text(spec.name) == old_table.get(spec.arch_class, "refused"), spec.name
         if spec.arch_class in old_table:
@@ -158,12 +158,12 @@ def test_the_registry_decides_every_architecture_once():
         else:
             with pytest.raises(UnsupportedSplitError, match="has no protocol simulation"):
                 refuse_unsplittable(spec.name, 1)
-    assert {cls.kind for cls in SPLITS} == {"recurrent", "transformer", "hybrid", "attention-row"}
+    assert {cls.kind for cls in SPLITS} == {"recurrent", "transformer", "transformer-layers", "hybrid",
+                                            "attention-row"}
     assert all(kind_class(cls.kind) is cls for cls in SPLITS)
 
 
 @pytest.mark.parametrize("arch, layers, task, match", [
-    ("transformer", 2, None, "a 2-layer Transformer cannot be split"),
     ("lstm", 1, "dyck", "simulated one way only.*bounded Dyck language is regular"),
     ("hybrid", 1, "qsa", "a hybrid is split only with Alice's prefix and Bob's suffix"),
     ("feedforward", 1, "index-lookup", r"feedforward \(feedforward\) has no protocol simulation"),
