@@ -209,10 +209,17 @@ def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower
     data = {k: out.get(k) for k in ("method", "complete", "found", "x", "x_prime", "y", "wrong_on", "tried",
                                     "bits_per_message", "lower_bound_bits", "width", "weights")}
     bits, need = out.get("bits_per_message"), out.get("lower_bound_bits")
+    below = bits is not None and need is not None and bits < need
     if out["found"]:
+        if not below:  # a collision of a model that may send what the problem needs: no bound at stake
+            return Check("witness", "not checked", f"m = {out['width']} sends {bits} bits, not below the {need} "
+                         f"the problem needs: a wrong answer there witnesses no bound ({out['method']})", data)
         return Check("witness", "found", f"m = {out['width']}, {bits} bits < {need}: wrong on "
                      f"{out['wrong_on']} ({out['method']})", data)
     exhaustive = out.get("complete") or out.get("method") == "enumerate"
+    if exhaustive and below:  # pigeonhole: fewer message values than the problem needs must collide
+        return Check("witness", "FAILED", f"m = {out['width']}, {bits} bits < {need}, yet no two inputs "
+                     f"collide (exhaustive, {out['method']}): contradicts the bound", data)
     why = "no two inputs collide (exhaustive)" if exhaustive else f"none among {out['tried']} inputs"
     return Check("witness", "not found", f"m = {out['width']}, {bits} bits vs {need}: {why} "
                  f"({out['method']})", data)

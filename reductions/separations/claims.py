@@ -112,10 +112,14 @@ def _strict_witness(check: Check, spec: ClaimSpec, n, fmt, *, weak_width, budget
     data = {k: out.get(k) for k in ("method", "complete", "found", "x", "x_prime", "y", "wrong_on", "tried",
                                     "bits_per_message", "lower_bound_bits", "width")}
     bits, need = out.get("bits_per_message"), out.get("lower_bound_bits")
+    below = bits is not None and need is not None and bits < need
+    if out.get("found") and out.get("wrong_on") in ("x", "x_prime") and not below:
+        return Check("witness", "not checked", f"m = {out.get('width')} sends {bits} bits, not below the {need} "
+                     f"the problem needs: a wrong answer there witnesses no bound ({out.get('method')})", data)
     if out.get("found") and out.get("wrong_on") in ("x", "x_prime"):
         return Check("witness", "found", f"m = {out.get('width')}, {bits} bits < {need}: wrong on "
                      f"{out['wrong_on']} ({out.get('method')})", data)
-    if out.get("complete") and bits is not None and need is not None and bits < need:
+    if out.get("complete") and below:
         return Check("witness", "FAILED", f"a complete search found no collision with {bits} bits < {need}: "
                      "this contradicts the bound", data)
     return Check("witness", "not found", f"the registered finder found none ({out.get('method')})", data)
@@ -169,13 +173,8 @@ def _lower_only(spec, lad, fmt, bits, heads, **witness_options) -> ClaimResult:
         wit = witness_check(spec.task, spec.weak_arch, spec.weak_layers, size, fmt, lower_width=ran.lower_bound_width,
                             heads=heads, cot=spec.cot, problem=spec.problem, **witness_options)
         at = int(get_reduction(spec.task, spec.problem).length(size))
-        bits, need = wit.data.get("bits_per_message"), wit.data.get("lower_bound_bits")
-        if wit.status == "found" and not (bits is not None and need is not None and bits < need):
-            wit = Check(wit.name, "not checked", f"m = {wit.data.get('width')} sends {bits} bits >= the {need} "
-                        f"{spec.problem} needs at N = {at}: a wrong answer there witnesses no bound", wit.data)
-        else:
-            wit = Check(wit.name, wit.status, f"{wit.detail} ({spec.problem} at N = {at}, beside N = {ran.length})",
-                        wit.data)
+        wit = Check(wit.name, wit.status, f"{wit.detail} ({spec.problem} at N = {at}, beside N = {ran.length})",
+                    wit.data)
     why = spec.missing or "lower bound only: no strong side in the sources"
     checks = (Check("construction", "not checked", why), wit or Check("witness", "not checked", "no row checked"),
               Check("protocol", "not checked", why), Check("widths", "not checked", why))

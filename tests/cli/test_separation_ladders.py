@@ -69,6 +69,32 @@ def test_witness_check_finds_one_below_the_bound_and_none_above():
     assert skipped.status == "not checked"
 
 
+def test_witness_check_found_only_below_what_the_problem_needs():
+    # a fixed:4:2 Elman of width 2 sends 8 bits against INDEX_6's 6: its collision (the search finds
+    # one) is no witness of a bound, so (b) must not read "found" (it did before: "8 bits < 6")
+    above = witness_check("index-lookup", "elman", 1, 6, "fixed:4:2", lower_width=100, weak_width=2)
+    assert above.status == "not checked" and "witnesses no bound" in above.detail
+    assert above.data["found"] and above.data["bits_per_message"] >= above.data["lower_bound_bits"]
+
+
+def test_witness_check_fails_a_complete_search_without_collision_below_the_bound(monkeypatch):
+    # pigeonhole: an exhaustive search with fewer message bits than the problem needs must collide;
+    # a search that says otherwise contradicts the bound, and (b) reads FAILED, never "not found"
+    import reductions.search.witness as witness_module
+
+    def no_collision(*args, **kwargs):
+        return {"found": False, "complete": True, "method": "reachable-states", "tried": 64,
+                "bits_per_message": 4, "lower_bound_bits": 6, "width": 1}
+
+    monkeypatch.setattr(witness_module, "find_witness", no_collision)
+    failed = witness_check("index-lookup", "elman", 1, 6, "fixed:4:2", lower_width=100, weak_width=1)
+    assert failed.status == "FAILED" and "contradicts the bound" in failed.detail
+    monkeypatch.setattr(witness_module, "find_witness",
+                        lambda *a, **k: {**no_collision(), "bits_per_message": 6})
+    assert witness_check("index-lookup", "elman", 1, 6, "fixed:4:2", lower_width=100,
+                         weak_width=1).status == "not found"
+
+
 def test_witness_check_takes_a_weights_file(tmp_path):
     from models.files import save_model
     from models.registry import build_model
