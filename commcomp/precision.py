@@ -380,6 +380,8 @@ class FixedPoint(Precision):
     def to_int(self, x):
         """The integers k (as float64 holding exact integers, input's namespace) with round(x) = k / 2^F."""
         xp, x = _as_float64(x)
+        if isinstance(x, np.ndarray):
+            return self._to_int_numpy(x)
         nan = xp.isnan(x)
         # Clip first, one grid step beyond each end, so that x * 2^F cannot overflow (a value past
         # an end still rounds past it and is counted as saturated, as inf is).
@@ -390,6 +392,23 @@ class FixedPoint(Precision):
         out_of_range = xp.logical_or(k > self.max_int, k < self.min_int)
         self.saturations.add(int(xp.sum(xp.astype(xp.logical_or(out_of_range, nan), xp.int64))))
         return xp.clip(k, float(self.min_int), float(self.max_int)) + 0.0  # fixed point has no -0
+
+    def _to_int_numpy(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`to_int` on a NumPy array with one output array worked in place (the exact attention
+        sums call it on every chunk of every output position); the same values and saturation count
+        (``tests/core/test_precision.py`` compares it with the namespace path)."""
+        k = np.clip(x, (self.min_int - 1) / self.scale, (self.max_int + 1) / self.scale)  # (...,) new
+        nan = np.isnan(k)
+        nans = int(np.count_nonzero(nan))
+        if nans:
+            k[nan] = 0.0
+        k *= self.scale
+        np.round(k, out=k)
+        over = int(np.count_nonzero(k > self.max_int)) + int(np.count_nonzero(k < self.min_int))
+        self.saturations.add(over + nans)
+        np.clip(k, float(self.min_int), float(self.max_int), out=k)
+        k += 0.0  # fixed point has no -0
+        return k
 
     def round(self, x):
         return self.to_int(x) / self.scale

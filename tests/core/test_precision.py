@@ -169,3 +169,21 @@ def test_bfloat16_bit_path_equals_generic_on_every_exponent():
     assert same(got, expected)
     assert p.saturations.count - before == int((np.isfinite(x) & np.isinf(expected)).sum()) > 0
     assert same(p.round(x.reshape(2, -1)), expected.reshape(2, -1))   # any shape
+
+
+@pytest.mark.parametrize("name", ["fixed:8:3", "fixed:16:8", "fixed:12:-2", "fixed:32:16"])
+def test_fixed_to_int_numpy_path_equals_namespace_path(name):
+    """The in-place NumPy path of ``to_int`` against the Array API path (run on array-api-strict, the
+    path of every other namespace), values and saturation counts, specials included."""
+    xp = pytest.importorskip("array_api_strict")
+    p = parse_precision(name)
+    rng = np.random.default_rng(25)
+    x = rng.standard_normal(50_000) * 10.0 ** rng.integers(-6, 20, 50_000)
+    x = np.concatenate([x, [0.0, -0.0, math.nan, math.inf, -math.inf, p.max_value, p.min_value,
+                            p.max_value + p.resolution / 2, -1e300, 2.5 / p.scale, 3.5 / p.scale]])
+    p.saturations.reset()
+    got = p.to_int(x)
+    fast = p.saturations.reset()
+    expected = np.asarray(p.to_int(xp.asarray(x))._array)
+    slow = p.saturations.reset()
+    assert same(got, expected) and fast == slow > 0
