@@ -12,6 +12,7 @@ Usage::
 
     python benchmarks/bench_separations.py                    # ~15 s of CPU on 2 shared cores
     python benchmarks/bench_separations.py --check-max-length 1500 --out sep.json
+    python benchmarks/bench_separations.py --workers 2     # the default run's processes (CPU: this one's)
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--precision", default="bfloat16")
     ap.add_argument("--check-max-length", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="ladder processes (default 1: the per-ladder times are this process's own)")
     ap.add_argument("--out", help="write the numbers as JSON")
     args = ap.parse_args(argv)
 
@@ -76,14 +79,15 @@ def main(argv=None) -> int:
         last[0] = _clock()
 
     run = _clock()
-    ladders = separation_ladders(None, args.precision, progress=progress, check_max_length=limit)
+    ladders = separation_ladders(None, args.precision, progress=progress, check_max_length=limit,
+                                 workers=args.workers)
     t = _clock()
     specials = special_rows(args.precision)
     special = _since(t)
     claims, derived = evaluate_claims(ladders, args.precision, check_max_length=limit)
     total = _since(run)
 
-    print(f"load average {os.getloadavg()[0]:.2f}; check limit {limit} tokens; import {imported[0]:.2f} s wall, "
+    print(f"load average {os.getloadavg()[0]:.2f}; check limit {limit} tokens; {args.workers} worker(s); import {imported[0]:.2f} s wall, "
           f"{imported[1]:.2f} s CPU; reference {ref * 1e3:.1f} ms CPU")
     print(f"{'ladder':<22}{'wall s':>8}{'CPU s':>8}{'CPU/ref':>9}{'checks s':>9}")
     for (label, (wall, cpu)), lad in zip(marks, ladders):
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
           f"{total[1] / ref:.0f} x ref; with the import {total[0] + imported[0]:.2f} s wall")
     if args.out:
         Path(args.out).write_text(json.dumps({
-            "check_max_length": limit, "load_average": os.getloadavg()[0],
+            "check_max_length": limit, "workers": args.workers, "load_average": os.getloadavg()[0],
             "import_s": imported[0], "import_cpu_s": imported[1], "reference_cpu_s": ref,
             "total_s": total[0], "total_cpu_s": total[1], "special_s": special[0], "special_cpu_s": special[1],
             "ladders": [{"label": label, "seconds": w, "cpu_seconds": c, "cpu_over_reference": c / ref}
