@@ -39,8 +39,12 @@ __all__ = ["LadderRow", "SeparationLadder", "separation_ladders", "row_status", 
 #: Default number format: 16-bit (p = 16) brings the crossovers with the explicit weights to a
 #: few hundred tokens, and every explicit construction but Match2's is exact there.
 DEFAULT_PRECISION = "bfloat16"
-#: Checks run on rows of at most this many tokens by default (the default run stays under 30 s).
-DEFAULT_CHECK_MAX_LENGTH = 1100
+#: Checks run on rows of at most this many tokens by default.  1500 reaches the crossovers of
+#: Multi-Index Lookup (1412 tokens), MQAR (1155) and the 1- vs 2-layer Equality and Disjointness lines
+#: (1407) for about 5 s of CPU more than 1100 did; the next ones cost more: induction heads 1 vs 2
+#: layers (2075 tokens, +5 s), Dyck 1 vs 2 layers (5109) and Nearest Neighbour (5569: 27 s for 8
+#: random + 42 adversarial inputs), each run by ``--check-max-length`` at its length.
+DEFAULT_CHECK_MAX_LENGTH = 1500
 #: ... and, by default, on explicit weights no wider than this at that length (qSA's grow like N).
 CHECK_MAX_WIDTH = 64
 
