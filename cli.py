@@ -531,7 +531,8 @@ def cmd_separations(args):
     options = SeparationsOptions(
         format=args.format, precision=args.precision, heads=args.heads, task=args.task, weak=args.weak,
         sizes=args.sizes, max_n=args.max_n, samples=args.samples, budget=args.budget, weak_width=args.weak_width,
-        weights=args.weights, check_max_length=args.check_max_length, check_all=args.check_all, wide=args.wide,
+        weights=args.weights, check_max_length=args.check_max_length, check_all=args.check_all,
+        workers=args.workers, wide=args.wide,
         ladder=args.ladder, plot=args.plot, n=args.n, instances=args.instances, width=args.width, arch=args.arch,
         seed=args.seed)
     write_output(run(options), args.out)
@@ -560,6 +561,8 @@ def add_separations(sub):
     p.add_argument("--check-max-length", type=int, default=DEFAULT_CHECK_MAX_LENGTH,
                    help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
     p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes building the ladders (default 0: the usable cores, at most 2; 1: none)")
     p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
     p.add_argument("--ladder", action="store_true",
                    help="print the ladders (each separation across its crossover) instead of the claims")

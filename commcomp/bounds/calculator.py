@@ -197,20 +197,41 @@ class _Evaluator:
         return self._cross[key]
 
 
-def _lhs(bound: Bound, arch: str, hyper: dict) -> tuple[str, str]:
-    if bound.quantity in ("state_bits", "state_numbers_sum_bits", "hybrid_protocol_bits"):
+def _lhs(quantity: str, arch: str, hyper: dict) -> tuple[str, str]:
+    """The left-hand side of a bound on ``quantity`` for ``arch``: text and LaTeX."""
+    if quantity in ("state_bits", "state_numbers_sum_bits", "hybrid_protocol_bits"):
         expr = recurrent_stack_state_formula(arch, **hyper) * p
-        if bound.quantity == "state_numbers_sum_bits":
+        if quantity == "state_numbers_sum_bits":
             expr = sp.Mul(expr / p, p + sp.ceiling(log2(N)), evaluate=False)
-        elif bound.quantity == "hybrid_protocol_bits":
+        elif quantity == "hybrid_protocol_bits":
             heads = hyper.get("heads", 1)
             expr = sp.Add(expr, heads * m * p, sp.Mul(heads * (m + 1), p + sp.ceiling(log2(N)), evaluate=False),
                           evaluate=False)
         return text(expr), latex(expr)
-    lhs = QUANTITIES[bound.quantity]
+    lhs = QUANTITIES[quantity]
     symbols = {"H": sp.Symbol("H"), "m": sp.Symbol("m"), "p": p, "beta": sp.Symbol("beta"),
                "k_JL": sp.Symbol("k_JL"), "bits": sp.Symbol("bits")}
     return lhs, (latex(sp.sympify(lhs, locals=symbols)) if lhs else "")
+
+
+# The printed forms depend on the bound and the left-hand side only, not on N: printed once per run
+# (sympy's printers took half of a separations ladder's time when every row printed them again).
+_LHS: dict[tuple, tuple[str, str]] = {}
+_RELATIONS: dict[tuple, tuple[str, str]] = {}
+
+
+def _lhs_cached(quantity: str, arch: str, hyper: tuple) -> tuple[str, str]:
+    key = (quantity, arch, hyper)
+    if key not in _LHS:
+        _LHS[key] = _lhs(quantity, arch, dict(hyper))
+    return _LHS[key]
+
+
+def _relations(bound: Bound, lhs: str, lhs_latex: str) -> tuple[str, str]:
+    key = (bound.id, lhs, lhs_latex)
+    if key not in _RELATIONS:
+        _RELATIONS[key] = (bound.relation_text(lhs), bound.relation_latex(lhs_latex))
+    return _RELATIONS[key]
 
 
 def _width_and_capacity(quantity: str, exact, arch: str, resolved: dict, bits: int, heads: int, length: int,
@@ -357,7 +378,8 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                 depth = layers if layers is not None else bound_layers(bound)
             else:
                 depth = resolved.get("layers")
-            lhs, lhs_latex = _lhs(bound, arch_name, resolved)
+            lhs, lhs_latex = _lhs_cached(bound.quantity, arch_name, tuple(sorted(resolved.items())))
+            formula_text, formula_latex = _relations(bound, lhs, lhs_latex)
             for n_index, length in enumerate(lengths):
                 subs = bound_eval.subs(length)
                 if not conditions_hold(bound, subs):
@@ -368,7 +390,7 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                 value = to_number(exact)
                 row = BoundRow(
                     task=bound.task, problem=bound.problem, arch=arch_name, kind=bound.kind,
-                    quantity=bound.quantity, value=value, formula=bound.relation_text(lhs),
+                    quantity=bound.quantity, value=value, formula=formula_text,
                     theorem=bound.id, assumptions=bound.assumptions, n=length, precision=bits, heads=heads,
                     layers=depth, min_width=min_w,
                     state_bits=value if bound.quantity == "state_bits" else None, width=width,
@@ -377,7 +399,7 @@ def compute_bounds(n_values: int | Iterable[int], precision: object, heads: int 
                     paper=bound.paper, split=bound.split, arch_class=spec.arch_class,
                     arch_params=shown_params, summary=_summary(bound, value, min_w, lhs),
                     citation=bound.citation, paper_form=bound.paper_form,
-                    formula_latex=bound.relation_latex(lhs_latex), n_means=bound.n_means,
+                    formula_latex=formula_latex, n_means=bound.n_means,
                     evidence=bound.evidence, precision_model=bound.precision_model, cot=bound.cot,
                     width_means=width_means(arch_name),
                     error=float(subs[eps]) if bound.error_model else None,

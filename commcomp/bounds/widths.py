@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
@@ -35,6 +36,7 @@ __all__ = ["capacity", "crossover_length", "hybrid_protocol_bits", "min_width_fo
            "min_width_for_quantity", "sum_bits"]
 
 _RATIO = sp.Symbol("B", positive=True)
+_WIDTH_QUANTITIES = ("width", "heads_times_width", "heads_times_width_plus_1")
 _MAX_LOG2_N = 62
 
 
@@ -46,6 +48,12 @@ def _width_root(arch: str, hyper: tuple[tuple[str, int], ...]) -> tuple[sp.Expr,
     if len(roots) != 1:  # pragma: no cover - every registered state count is increasing in m
         raise RuntimeError(f"cannot invert the state count of {arch}: {roots}")
     return roots[0], sp.lambdify(_RATIO, roots[0], "math")
+
+
+@lru_cache(maxsize=256)
+def _state_count(arch: str, hyper: tuple[tuple[str, int], ...]) -> Callable[[int], float]:
+    """S(m) as a Python function (lambdified once per architecture and hyper-parameters)."""
+    return sp.lambdify(m, state_numbers_formula(arch, **dict(hyper)), "math")
 
 
 def _ge(lhs: int, rhs: sp.Expr) -> bool:
@@ -74,7 +82,7 @@ def min_width_for_bits(arch: str, bits: object, precision: int, **hyper: int) ->
     else:
         _, root = _width_root(spec.name, tuple(sorted(values.items())))
         width = max(1, math.ceil(root(float(bits / precision))))
-        count = sp.lambdify(m, expr, "math")
+        count = _state_count(spec.name, tuple(sorted(values.items())))
         while not _ge(int(count(width)) * precision, bits):
             width += 1
         while width > 1 and _ge(int(count(width - 1)) * precision, bits):
@@ -94,6 +102,9 @@ def min_width_for_quantity(quantity: str, value: object, heads: int = 1) -> int 
     if value is None:
         return None
     exact = sp.nsimplify(value) if not isinstance(value, sp.Basic) else value
+    if isinstance(exact, sp.Rational) and quantity in _WIDTH_QUANTITIES:  # integer arithmetic, same value
+        ratio = Fraction(int(exact.p), int(exact.q)) / (1 if quantity == "width" else heads)
+        return max(1, -(-ratio.numerator // ratio.denominator) - (quantity == "heads_times_width_plus_1"))
     if quantity == "width":
         need = sp.ceiling(exact)
     elif quantity == "heads_times_width":

@@ -287,6 +287,10 @@ class ConstructionSpec:
         Other names (may include task aliases for :func:`get_construction`).
     default : bool
         The construction :func:`get_construction` returns for its task (one per task).
+    width_of : callable or None
+        ``width_of(n) -> int``: the width :meth:`make` gives at task size n with default options,
+        without building the weights (for constructions whose build is costly at large n: Nearest
+        Neighbour's public table); None: read it off a built model.  Tested equal to the built width.
     """
 
     name: str
@@ -304,6 +308,7 @@ class ConstructionSpec:
     inputs: Callable | None = field(default=None, repr=False)
     aliases: tuple[str, ...] = ()
     default: bool = True
+    width_of: Callable | None = field(default=None, repr=False)
 
     def make(self, n: int, precision=None, *, seed: int = 0, **options) -> Construction:
         """Build the construction at task size ``n`` (see the module docstring)."""
@@ -315,6 +320,12 @@ class ConstructionSpec:
         check_memory(f"construction {self.name}", "n", int(n), lambda v: MODEL_POSITION_BYTES * v,
                      detail=f"{MODEL_POSITION_BYTES} bytes a position")
         return self.builder(int(n), precision, seed=seed, **options)
+
+    def width(self, n: int) -> int:
+        """The width at task size n with default options (:attr:`width_of`, else a built model's)."""
+        if self.width_of is not None:
+            return int(self.width_of(int(n)))
+        return int(self.make(n).width)
 
     def row(self) -> dict:
         """A JSON-friendly row for ``commcomp list constructions``."""

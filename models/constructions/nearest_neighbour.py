@@ -65,9 +65,26 @@ from .base import Construction, ConstructionSpec, check_options, precision_of
 from .jl import beta_for_leak, binary_codes
 from .layout import Layout, Weights, build_transformer_model
 
-__all__ = ["make_nearest_neighbour", "make_mqar", "nn_table", "SPECS"]
+__all__ = ["make_nearest_neighbour", "make_mqar", "nn_table", "nn_width", "SPECS"]
 
 _TABLE_SEED = 20240609  # the task's public table (reductions/tasks/nearest_neighbour.py)
+
+
+#: Rows of the table's Gram matrix computed at once: (2048, V) float32 (124 MB at V = 15104), so the
+#: table of Nearest Neighbour's crossover (15,105 tokens) is checked without its (V, V) matrix (1.8 GB).
+GRAM_BLOCK_ROWS = 2048
+
+
+def _max_overlap(s: np.ndarray) -> int:
+    """``max |<s_i, s_j>|`` over i != j (0 for one row), by blocks of :data:`GRAM_BLOCK_ROWS` rows;
+    float32 products of +-1 entries are exact integers (|<s_i, s_j>| <= k < 2^24)."""
+    f = s.astype(np.float32)  # (V, k)
+    most = 0
+    for start in range(0, len(f), GRAM_BLOCK_ROWS):
+        block = f[start:start + GRAM_BLOCK_ROWS] @ f.T  # (b, V)
+        block[np.arange(len(block)), start + np.arange(len(block))] = 0  # the diagonal
+        most = max(most, int(np.abs(block).max(initial=0)))
+    return most
 
 
 @lru_cache(maxsize=16)
@@ -77,10 +94,7 @@ def nn_table(size: int, gamma: float = 0.5) -> np.ndarray:
     rng = np.random.default_rng(_TABLE_SEED)
     while True:
         s = np.where(rng.random((size, k)) < 0.5, -1, 1).astype(np.int8)
-        f = s.astype(np.float64)
-        gram = f @ f.T
-        np.fill_diagonal(gram, 0)
-        if np.abs(gram).max(initial=0) <= gamma * k:
+        if _max_overlap(s) <= gamma * k:
             s.setflags(write=False)
             return s
 
@@ -145,6 +159,19 @@ def _retrieval(name, task, n, Q, vectors, A, G, precision, *, tie_break, source,
     return Construction(name, task, n, N, model, model.d_model, 2, 1, prec, report, source, tag,
                         tuple(range(2 * n, N)), "symbol" if task == "mqar" else "bool", A,
                         promise=promise)
+
+
+def nn_width(n: int, table_factor: int = 2, gamma: float = 0.5) -> int:
+    """The width of :func:`make_nearest_neighbour` (tie-break form) at n pairs, without its table:
+    ``k_v + A + 1 + 2c + 1`` (VEC, VAL with A = 2 labels, ISL, OWN and PRV, TIE), k_v the table's
+    row length ``ceil((4 ln V + 2 ln 2) / gamma^2)`` (V = table_factor n), c = ceil(log2 N), N = 2n + 1.
+
+    >>> nn_width(3) == make_nearest_neighbour(3).width
+    True
+    """
+    V = table_factor * n
+    kv = math.ceil((4 * math.log(max(V, 2)) + 2 * math.log(2)) / gamma ** 2)
+    return kv + 2 + 1 + 2 * binary_codes(2 * n + 1).k + 1
 
 
 def _nn_overlaps(tokens, n, table):
@@ -232,7 +259,8 @@ SPECS = (
         "nearest-neighbour-2tf", "nearest-neighbour", "transformer", 2, "BHBK-NN-2TF", "[D]",
         make_nearest_neighbour, "k_v + 2⌈log₂ N⌉ + 4 (k_v: the task's vector dimension)",
         "layer 1 copies x_i to its label; layer 2 attends to the label of the largest <x_q, x_i>",
-        width_option=None, exhaustive_max_n=3, inputs=all_nn_inputs, aliases=("c4", "nn-2tf")),
+        width_option=None, exhaustive_max_n=3, inputs=all_nn_inputs, aliases=("c4", "nn-2tf"),
+        width_of=nn_width),
     ConstructionSpec(
         "mqar-2tf", "mqar", "transformer", 2, "BHBK-MQAR-2TF", "[R]/[D]", make_mqar,
         "⌈log₂ K⌉ + |values| + 2⌈log₂ N⌉ + 1 (K = 2n keys)",

@@ -37,7 +37,7 @@ import numpy as np
 from commcomp.architectures import get_architecture
 from commcomp.errors import CommcompError
 
-__all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs"]
+__all__ = ["Check", "construction_check", "witness_check", "protocol_check", "adversarial_pairs", "adversarial_budget"]
 
 #: The qSA row unit's witness search: at most this many (B, N, N) entries per chunk (128 MiB).
 WITNESS_MAX_ELEMENTS = 1 << 24
@@ -100,7 +100,9 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
                        seed: int = 0, construction_object=None, adversarial_max: int | None = None,
                        problem: str | None = None) -> Check:
     """(a): the explicit construction judged by the task's ground truth (module docstring);
-    ``adversarial_max`` keeps only the first that many adversarial pairs (all by default); ``problem``
+    ``adversarial_max`` keeps only the first that many adversarial pairs (by default all, up to
+    :func:`adversarial_budget` at long lengths: Index's n pairs at Nearest Neighbour's 5569 tokens
+    would cost minutes; evenly spaced ones are kept, the first and the last among them); ``problem``
     picks the reduction (``index@split``: the split layout's) whose sizes and hard pairs are used."""
     from reductions.search.construction import check_construction
     from reductions.registry import get_reduction
@@ -119,7 +121,9 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
         exhaustive = spec is not None and spec.inputs is not None and built.n <= spec.exhaustive_max_n
         inputs = spec.inputs(built.n) if exhaustive else None
         result = check_construction(built, inputs=inputs, samples=samples, seed=seed, stop_early=False)
-        adv = (0, 0) if reduction is None else _adversarial_check(built, reduction, n, adversarial_max)
+        adv, kept_of = (0, 0), None
+        if reduction is not None:
+            adv, kept_of = _adversarial_check(built, reduction, n, adversarial_max)
         hard = _task_adversarial(built, seed)
         adv = (adv[0] + hard[0], adv[1] + hard[1])
     except CommcompError as exc:
@@ -127,8 +131,10 @@ def construction_check(task: str, construction: str | None, n: int, precision, *
     except MemoryError:
         return _skip("construction", f"out of memory at n = {n}")
     correct, total = result.correct + adv[0], result.admitted + adv[1]
+    kept = "" if kept_of is None else (f" (evenly spaced, of {kept_of}: pairs x tokens² <= "
+                                       f"{ADVERSARIAL_BUDGET:.2g})")
     what = (f"all {result.admitted - samples} inputs + {samples} random" if exhaustive
-            else f"{samples} random") + (f" + {adv[1]} adversarial" if adv[1] else "")
+            else f"{samples} random") + (f" + {adv[1]} adversarial{kept}" if adv[1] else "")
     status = "passed" if correct == total and total > 0 else "FAILED"
     return Check("construction", status, f"m = {built.width}: {correct}/{total} correct ({what})",
                  {"width": int(built.width), "correct": int(correct), "checked": int(total),
@@ -152,9 +158,30 @@ def _task_adversarial(built, seed: int) -> tuple[int, int]:
     return result.correct, result.admitted
 
 
-def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[int, int]:
-    """Correct / total of the construction on the reduction's encodings of :func:`adversarial_pairs`
-    (the first ``most`` of them when given)."""
+#: Adversarial pairs x length² per check (a) at most by default (1100³: every pair of every row up
+#: to 1100 tokens, MQAR's 577 at 1155, Index's 2784 at 5569 tokens cut to 42): attention's work is
+#: quadratic in the length, so this bounds a check's time (about 40 s of one core at bfloat16).
+ADVERSARIAL_BUDGET = 1100 ** 3
+
+
+def adversarial_budget(length: int) -> int:
+    """How many adversarial pairs a check (a) at ``length`` tokens runs by default (at least 16).
+
+    >>> adversarial_budget(1100), adversarial_budget(5569)
+    (1100, 42)
+    """
+    return max(16, ADVERSARIAL_BUDGET // max(1, length) ** 2)
+
+
+def _spread(count: int, most: int) -> np.ndarray:
+    """``most`` indices of ``range(count)`` evenly spaced, the first and the last among them."""
+    return np.unique(np.linspace(0, count - 1, most).round().astype(np.int64))
+
+
+def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[tuple[int, int], int | None]:
+    """``((correct, total), cut_from)``: the construction on the reduction's encodings of
+    :func:`adversarial_pairs` (the first ``most`` of them when given; else at most
+    :func:`adversarial_budget`, evenly spaced, and ``cut_from`` says how many there were)."""
     from commcomp.problems import get_problem
 
     from reductions.search.construction import check_construction
@@ -162,18 +189,22 @@ def _adversarial_check(built, reduction, n, most: int | None = None) -> tuple[in
     problem = get_problem(reduction.problem)
     try:
         xs, ys = adversarial_pairs(problem, n)
+        cut_from = None
         if most is not None:
             xs, ys = xs[:most], ys[:most]
+        elif len(xs) > adversarial_budget(built.length):
+            keep = _spread(len(xs), adversarial_budget(built.length))
+            cut_from, xs, ys = len(xs), xs[keep], ys[keep]
         encoded = reduction.encode(xs, ys, n)
     except (CommcompError, ValueError, IndexError):
-        return 0, 0
+        return (0, 0), None
     batch = getattr(encoded, "task_batch", encoded)
     if getattr(batch, "features", None) is not None:
         inputs = batch
     else:  # pairs that encode to the same tokens are one input (copy: Bob's y only picks the output read)
         inputs = np.unique(np.asarray(getattr(batch, "tokens", batch)), axis=0)
     result = check_construction(built, inputs=inputs, stop_early=False)
-    return result.correct, result.admitted
+    return (result.correct, result.admitted), cut_from
 
 
 def witness_check(task: str, arch: str, layers: int, n: int, precision, *, lower_width: int | None,

@@ -40,9 +40,10 @@ from typing import Callable
 
 from commcomp.errors import CommcompError
 
-from .checks import Check, construction_check, protocol_check, witness_check
+from .checks import Check, adversarial_budget, construction_check, protocol_check, witness_check
 from .claim_results import ClaimPoint, ClaimResult, claim_verdict, widths_check as _widths_check  # noqa: F401
 from .claim_specs import CLAIMS, DERIVED, ClaimSpec
+from .rows import DEFAULT_CHECK_MAX_LENGTH
 
 __all__ = ["ClaimPoint", "ClaimResult", "evaluate_claims", "claim_verdict", "register_witness_finder",
            "WITNESS_FINDERS"]
@@ -222,7 +223,9 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
     checks = {c.name: c for c in row.checks}
     if not any(c.ran for c in row.checks):
         if row.length > check_max_length:
-            why = f"the crossover has {row.length} tokens > {check_max_length} (raise --check-max-length)"
+            why = (f"the crossover has {row.length} tokens > {check_max_length}: --check-max-length "
+                   f"{row.length} runs its checks ({samples} random + up to "
+                   f"{adversarial_budget(row.length)} adversarial inputs of {row.length} tokens)")
             checks = {name: Check(name, "not checked", why) for name in ("construction", "witness", "protocol")}
         else:
             curves = WidthCurves(lad.separation, bits, heads)
@@ -245,7 +248,7 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
 
 def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: int = 32, budget: int = 1024,
                     weak_width: int = 1, weights: str = "random", seed: int = 0,
-                    check_max_length: int = 1100) -> tuple[list[ClaimResult], list[ClaimResult]]:
+                    check_max_length: int = DEFAULT_CHECK_MAX_LENGTH) -> tuple[list[ClaimResult], list[ClaimResult]]:
     """``(claims, derived)``: every claim of :data:`.claim_specs.CLAIMS` and :data:`.claim_specs.DERIVED`
     (those of ``tasks`` only, when given), read off ``ladders`` (:func:`.rows.separation_ladders` at
     ``precision``), with checks (a)-(d) and a verdict (module docstring)."""

@@ -56,6 +56,7 @@ class SeparationsOptions:
     weights: str = "random"
     check_max_length: int = DEFAULT_CHECK_MAX_LENGTH
     check_all: bool = False
+    workers: int = 0                  # processes for the ladders (0: rows.default_workers())
     wide: bool = False
     ladder: bool = False
     plot: str | None = None
@@ -74,6 +75,7 @@ def _check_args(args: SeparationsOptions) -> SeparationsOptions:
                           ("samples", MAX_INSTANCES), ("budget", MAX_INSTANCES), ("instances", MAX_INSTANCES),
                           ("max_n", MAX_N), ("check_max_length", MAX_N)):
         check_int(f"--{name.replace('_', '-')}", getattr(args, name), 1, maximum)
+    check_int("--workers", args.workers, 0, 64)
     if args.n is not None:
         check_int("n", args.n, 1, MAX_N)
     for size in args.sizes or ():
@@ -94,7 +96,8 @@ def _check_args(args: SeparationsOptions) -> SeparationsOptions:
 
 #: options of one mode only, with their defaults: given in the other mode they would be ignored
 _LADDER_ONLY = {"sizes": None, "weak": None, "weak_width": 1, "weights": "random", "samples": 32, "budget": 1024,
-                "check_max_length": DEFAULT_CHECK_MAX_LENGTH, "check_all": False, "max_n": 1 << 16, "plot": None}
+                "check_max_length": DEFAULT_CHECK_MAX_LENGTH, "check_all": False, "max_n": 1 << 16, "plot": None,
+                "workers": 0}
 _GRID_ONLY = {"instances": 32, "width": 4}
 
 
@@ -135,7 +138,8 @@ def run(options: SeparationsOptions) -> str:
                                  weak=args.weak or args.arch,
                                  samples=args.samples, budget=args.budget, weak_width=args.weak_width,
                                  weights=args.weights, seed=args.seed, max_n=args.max_n,
-                                 check_max_length=args.check_max_length, check_all=args.check_all)
+                                 check_max_length=args.check_max_length, check_all=args.check_all,
+                                 workers=args.workers)
     specials = special_rows(precision, seed=args.seed, samples=args.samples) if not args.task and not \
         (args.weak or args.arch) and not args.sizes else []
     claims, derived = evaluate_claims(ladders, precision, tasks=args.task, heads=args.heads, samples=args.samples,

@@ -46,8 +46,10 @@ __all__ = ["Separation", "find_separations", "WidthCurves", "crossover", "WEAK_C
 WEAK_CANDIDATES: tuple[tuple[str, int], ...] = (("elman", 1), ("transformer", 1), ("hybrid", 1))
 
 
-#: Explicit weights are built (for their width) only up to this many tokens: the 2-layer
-#: nearest-neighbour construction takes seconds beyond it (6 s at 8193 tokens).
+#: Explicit weights are built (for their width) only up to this many tokens: building costs up to a
+#: second or so there (the crossover search builds a dozen sizes).  A construction whose registry
+#: entry states its width without building (``ConstructionSpec.width_of``: Nearest Neighbour, whose
+#: public table's Gram check took 6 s and 1.8 GB at 15,105 tokens) is read at any length.
 EXPLICIT_MAX_LENGTH = 4100
 #: ... and per task where building costs more (or less): qSA's unit at q = (N - 1)/2 holds N x N keys (2.8 s at
 #: 4099 tokens), and its width N + 2 never crosses the recurrent bound there.
@@ -237,8 +239,10 @@ class WidthCurves:
         return None if row is None else row.min_width
 
     def _explicit(self, n: int) -> int | None:
+        if self.sep.construction is None:
+            return None
         limit = EXPLICIT_MAX_LENGTH_BY_TASK.get(self.sep.task, EXPLICIT_MAX_LENGTH)
-        if self.sep.construction is None or self.length(n) > limit:
+        if self.length(n) > limit and not _width_without_building(self.sep.construction):
             return None
         return _shared_width(self.sep.construction, self.reduction.task_size(n))
 
@@ -261,9 +265,15 @@ def _shared_width(construction: str, task_size: int) -> int | None:
     from models.constructions import get_construction
 
     try:
-        return int(get_construction(construction).make(task_size, None).width)
+        return get_construction(construction).width(task_size)
     except CommcompError:
         return None
+
+
+def _width_without_building(construction: str) -> bool:
+    from models.constructions import get_construction
+
+    return get_construction(construction).width_of is not None
 
 
 def crossover(lower, strong, start: int = 1, limit: int = 1 << 22) -> int | None:

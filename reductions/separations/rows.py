@@ -20,8 +20,10 @@ Examples
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Callable
 
 from commcomp.errors import InvalidParameterError
@@ -37,8 +39,12 @@ __all__ = ["LadderRow", "SeparationLadder", "separation_ladders", "row_status", 
 #: Default number format: 16-bit (p = 16) brings the crossovers with the explicit weights to a
 #: few hundred tokens, and every explicit construction but Match2's is exact there.
 DEFAULT_PRECISION = "bfloat16"
-#: Checks run on rows of at most this many tokens by default (the default run stays under 30 s).
-DEFAULT_CHECK_MAX_LENGTH = 1100
+#: Checks run on rows of at most this many tokens by default.  1500 reaches the crossovers of
+#: Multi-Index Lookup (1412 tokens), MQAR (1155) and the 1- vs 2-layer Equality and Disjointness lines
+#: (1407) for about 5 s of CPU more than 1100 did; the next ones cost more: induction heads 1 vs 2
+#: layers (2075 tokens, +5 s), Dyck 1 vs 2 layers (5109) and Nearest Neighbour (5569: 27 s for 8
+#: random + 42 adversarial inputs), each run by ``--check-max-length`` at its length.
+DEFAULT_CHECK_MAX_LENGTH = 1500
 #: ... and, by default, on explicit weights no wider than this at that length (qSA's grow like N).
 CHECK_MAX_WIDTH = 64
 
@@ -195,7 +201,8 @@ def _checks(sep: Separation, curves: WidthCurves, n, fmt, lower_width, *, sample
 def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 1, sizes=None, weak=None,
                        samples: int = 32, budget: int = 1024, weak_width: int = 1, weights: str = "random",
                        seed: int = 0, max_n: int = 1 << 16, check_max_length: int = DEFAULT_CHECK_MAX_LENGTH,
-                       check_all: bool = False, progress: Callable[[str], None] | None = None) -> list[SeparationLadder]:
+                       check_all: bool = False, progress: Callable[[str], None] | None = None,
+                       workers: int | None = None) -> list[SeparationLadder]:
     """Every separation of the catalogue on its ladder of N, with its checks (module docstring).
 
     Parameters
@@ -224,42 +231,84 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
     check_all : bool
         Check every row of the ladder (default: the crossover rows no longer than
         ``check_max_length``, else the shortest where the bound exceeds the weak width).
+    workers : int, optional
+        Processes that build the ladders (one separation each at a time; None or 0:
+        :func:`default_workers`; 1: this process only).  The rows are the same for any number.
     """
     fmt = parse_precision(precision)
     if min(heads, samples, budget, weak_width, max_n, check_max_length) < 1:
         raise InvalidParameterError("heads, samples, budget, weak width, max n and check length must be >= 1")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise InvalidParameterError(f"workers must be an integer >= 0, got {workers!r}")
+    seps = find_separations(tasks, fmt.bits, heads, weak)
+    one = partial(_one_ladder, fmt=fmt, heads=heads, sizes=sizes, samples=samples, budget=budget,
+                  weak_width=weak_width, weights=weights, seed=seed, max_n=max_n,
+                  check_max_length=check_max_length, check_all=check_all)
     out = []
-    for sep in find_separations(tasks, fmt.bits, heads, weak):
-        curves = WidthCurves(sep, fmt.bits, heads)
-        start = max(1, int(getattr(curves.reduction, "min_n", 1)))
-        x_exp = crossover(curves.lower, curves.explicit, start)
-        x_cat = crossover(curves.lower, curves.catalogue, start)
-        ladder = sorted(set(sizes)) if sizes else _default_sizes(x_exp, x_cat, max_n)
-        checked = _rows_to_check(ladder, (x_exp, x_cat), curves, check_max_length, check_all, weak_width)
-        rows = []
-        for n in ladder:
-            t0 = time.perf_counter()
-            lower, upper = curves.lower_row(n), curves.upper_row(n)
-            explicit = curves.explicit(n)
-            if n in checked:
-                checks = _checks(sep, curves, n, fmt, None if lower is None else lower.min_width,
-                                 samples=samples, budget=budget, weak_width=weak_width, weights=weights,
-                                 seed=seed, heads=heads, check_max_length=check_max_length)
-            else:
-                checks = _skipped("only the crossover rows are checked by default (--check-all)")
-            rows.append(LadderRow(
-                task=sep.task, problem=sep.problem, weak_arch=sep.weak_arch, weak_layers=sep.weak_layers,
-                strong_arch=sep.strong_arch, strong_layers=sep.strong_layers, n=int(n),
-                length=curves.length(n), N=curves.N(n), precision=fmt.name, heads=heads,
-                **bound_fields(lower, upper),
-                lower_bound_label=None if lower is None else lower.label,
-                lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
-                construction=sep.construction, construction_width=explicit,
-                at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
-                separated=_separated(lower, explicit, checks),
-                checks=checks, seconds=time.perf_counter() - t0))
-        out.append(SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
-                                    None if x_cat is None else curves.N(x_cat), tuple(rows)))
+    for lad in _map_in_order(one, seps, default_workers() if workers in (None, 0) else workers):
+        out.append(lad)
         if progress is not None:
-            progress(sep.label)
+            progress(lad.separation.label)
     return out
+
+
+def default_workers() -> int:
+    """Processes for the ladders by default: the cores this process may use, at most 2 (the issue's
+    machine; each process holds its own checks' arrays, up to about 0.9 GB)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(2, cores))
+
+
+def _map_in_order(fn, items, workers: int):
+    """``fn`` over ``items``, results in order: in this process (one worker, or one item), else in
+    forked worker processes (each separation's ladder is independent and seeded: the same rows
+    either way, ``tests/separations/test_ladder_workers.py``)."""
+    import multiprocessing
+
+    items = list(items)
+    if workers <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(fn, items)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(items)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(fn, items)
+
+
+def _one_ladder(sep, *, fmt, heads, sizes, samples, budget, weak_width, weights, seed, max_n, check_max_length,
+                check_all) -> SeparationLadder:
+    """One separation on its ladder of N, with its checks (:func:`separation_ladders`)."""
+    curves = WidthCurves(sep, fmt.bits, heads)
+    start = max(1, int(getattr(curves.reduction, "min_n", 1)))
+    x_exp = crossover(curves.lower, curves.explicit, start)
+    x_cat = crossover(curves.lower, curves.catalogue, start)
+    ladder = sorted(set(sizes)) if sizes else _default_sizes(x_exp, x_cat, max_n)
+    checked = _rows_to_check(ladder, (x_exp, x_cat), curves, check_max_length, check_all, weak_width)
+    rows = []
+    for n in ladder:
+        t0 = time.perf_counter()
+        lower, upper = curves.lower_row(n), curves.upper_row(n)
+        explicit = curves.explicit(n)
+        if n in checked:
+            checks = _checks(sep, curves, n, fmt, None if lower is None else lower.min_width,
+                             samples=samples, budget=budget, weak_width=weak_width, weights=weights,
+                             seed=seed, heads=heads, check_max_length=check_max_length)
+        else:
+            checks = _skipped("only the crossover rows are checked by default (--check-all)")
+        rows.append(LadderRow(
+            task=sep.task, problem=sep.problem, weak_arch=sep.weak_arch, weak_layers=sep.weak_layers,
+            strong_arch=sep.strong_arch, strong_layers=sep.strong_layers, n=int(n),
+            length=curves.length(n), N=curves.N(n), precision=fmt.name, heads=heads,
+            **bound_fields(lower, upper),
+            lower_bound_label=None if lower is None else lower.label,
+            lower_bound_evidence=None if lower is None else (getattr(lower, "evidence", "") or None),
+            construction=sep.construction, construction_width=explicit,
+            at_crossover="explicit" if n == x_exp else ("catalogue" if n == x_cat else ""),
+            separated=_separated(lower, explicit, checks),
+            checks=checks, seconds=time.perf_counter() - t0))
+    return SeparationLadder(sep, x_exp, None if x_exp is None else curves.N(x_exp), x_cat,
+                            None if x_cat is None else curves.N(x_cat), tuple(rows))

@@ -28,6 +28,23 @@ def sign_vector_width(size: int, gamma: float = 0.5) -> int:
     return math.ceil((4 * math.log(max(size, 2)) + 2 * math.log(2)) / gamma ** 2)
 
 
+#: Rows of the table's Gram matrix computed at once: (2048, V) float32 (124 MB at V = 15104), so the
+#: table of Nearest Neighbour's crossover (15,105 tokens) is checked without its (V, V) matrix (1.8 GB).
+GRAM_BLOCK_ROWS = 2048
+
+
+def _max_overlap(s: np.ndarray) -> int:
+    """``max |<s_i, s_j>|`` over i != j (0 for one row), by blocks of :data:`GRAM_BLOCK_ROWS` rows;
+    float32 products of +-1 entries are exact integers (|<s_i, s_j>| <= k < 2^24)."""
+    f = s.astype(np.float32)  # (V, k)
+    most = 0
+    for start in range(0, len(f), GRAM_BLOCK_ROWS):
+        block = f[start:start + GRAM_BLOCK_ROWS] @ f.T  # (b, V)
+        block[np.arange(len(block)), start + np.arange(len(block))] = 0  # the diagonal
+        most = max(most, int(np.abs(block).max(initial=0)))
+    return most
+
+
 @lru_cache(maxsize=16)
 def sign_vector_table(size: int, gamma: float = 0.5) -> np.ndarray:
     """A public table of ``size`` distinct sign vectors with small pairwise inner products.
@@ -55,10 +72,7 @@ def sign_vector_table(size: int, gamma: float = 0.5) -> np.ndarray:
     rng = np.random.default_rng(_TABLE_SEED)
     while True:
         s = np.where(rng.random((size, k)) < 0.5, -1, 1).astype(np.int8)  # (V, k)
-        f = s.astype(np.float64)
-        gram = f @ f.T  # (V, V), exact small integers
-        np.fill_diagonal(gram, 0)
-        if np.abs(gram).max(initial=0) <= gamma * k:
+        if _max_overlap(s) <= gamma * k:
             s.setflags(write=False)
             return s
 

@@ -146,3 +146,44 @@ def test_encode_rows_matches_encode():
     for b in range(5):
         assert Bits(rows[b]) == p.encode(x[b])
     assert np.array_equal(p.decode_rows(rows), p.round(x))
+
+
+def test_bfloat16_bit_path_equals_generic_on_every_exponent():
+    """The in-place bit-pattern rounding (numpy arrays) against the exponent/quantum formula
+    (``_round_generic``, the path of other namespaces) on random doubles of every exponent and sign,
+    NaN payloads, infinities, ties, the largest finite value and the target's subnormals; and its
+    overflow count against the finite inputs that became infinite."""
+    p = parse_precision("bfloat16")
+    rng = np.random.default_rng(20)
+    u = rng.integers(0, 2 ** 63, size=200_000, dtype=np.uint64)
+    u |= rng.integers(0, 2, size=u.size, dtype=np.uint64) << np.uint64(63)
+    edges = [0.0, -0.0, math.inf, -math.inf, math.nan, p.max_value, -p.max_value,
+             np.nextafter(p.max_value, math.inf), 3.3961e38, 2.0 ** -126, 2.0 ** -127, 2.0 ** -133,
+             2.0 ** -134, 1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, -(1 + 2.0 ** -8)]
+    x = np.concatenate([u.view(np.float64), edges])
+    with np.errstate(all="ignore"):
+        expected = p._round_generic(np, x)
+    expected = np.where(np.isnan(expected), math.nan, expected)
+    before = p.saturations.count
+    got = p.round(x)
+    assert same(got, expected)
+    assert p.saturations.count - before == int((np.isfinite(x) & np.isinf(expected)).sum()) > 0
+    assert same(p.round(x.reshape(2, -1)), expected.reshape(2, -1))   # any shape
+
+
+@pytest.mark.parametrize("name", ["fixed:8:3", "fixed:16:8", "fixed:12:-2", "fixed:32:16"])
+def test_fixed_to_int_numpy_path_equals_namespace_path(name):
+    """The in-place NumPy path of ``to_int`` against the Array API path (run on array-api-strict, the
+    path of every other namespace), values and saturation counts, specials included."""
+    xp = pytest.importorskip("array_api_strict")
+    p = parse_precision(name)
+    rng = np.random.default_rng(25)
+    x = rng.standard_normal(50_000) * 10.0 ** rng.integers(-6, 20, 50_000)
+    x = np.concatenate([x, [0.0, -0.0, math.nan, math.inf, -math.inf, p.max_value, p.min_value,
+                            p.max_value + p.resolution / 2, -1e300, 2.5 / p.scale, 3.5 / p.scale]])
+    p.saturations.reset()
+    got = p.to_int(x)
+    fast = p.saturations.reset()
+    expected = np.asarray(p.to_int(xp.asarray(x))._array)
+    slow = p.saturations.reset()
+    assert same(got, expected) and fast == slow > 0

@@ -9,6 +9,7 @@ import cli
 from models.constructions import get_construction
 from reductions.separations import separation_ladders
 from reductions.separations.checks import Check
+from reductions.separations.rows import DEFAULT_CHECK_MAX_LENGTH
 from reductions.separations.claims import (WITNESS_FINDERS, _strict_witness, claim_verdict, evaluate_claims,
                                            register_witness_finder)
 from reductions.separations.claim_specs import CLAIMS, DERIVED
@@ -99,7 +100,7 @@ def test_dyck_shows_the_papers_bound_beside_commcomps(il_dyck):
     assert first.crossover and first.N == depth.crossover_N
     assert first.strong_width == 2 * math.ceil(math.log2(first.N)) + 17 < first.weak_width
     assert all(p.beside_width == math.ceil((p.N - 1) / (3 * (16 + math.log2(p.N)))) for p in depth.points)
-    assert depth.verdict == "not shown" and f"{first.N} tokens > 1100" in depth.reason
+    assert depth.verdict == "not shown" and f"{first.N} tokens > {DEFAULT_CHECK_MAX_LENGTH}" in depth.reason
 
 
 def test_match2_is_not_shown_beside_its_failed_weights(il_dyck):
