@@ -111,8 +111,11 @@ def qsa_witness_check(spec, N: int, fmt, *, lower_width: int, weak_width: int = 
     reduction, n, why = _qsa_reduction(spec, N, problem)
     if reduction is None:
         return Check("witness", "not checked", why)
-    wit = witness_check(spec.task, spec.weak_arch, spec.weak_layers, n, fmt, lower_width=lower_width,
-                        weak_width=weak_width, weights=weights, budget=budget, seed=seed, problem=problem)
+    wit = _sampled_witness(spec, n, fmt, lower_width=lower_width, weak_width=weak_width, weights=weights,
+                           seed=seed, problem=problem)
+    if wit is None:  # none among the sampled inputs: the complete search (reachable states) decides
+        wit = witness_check(spec.task, spec.weak_arch, spec.weak_layers, n, fmt, lower_width=lower_width,
+                            weak_width=weak_width, weights=weights, budget=budget, seed=seed, problem=problem)
     bits, need = wit.data.get("bits_per_message"), wit.data.get("lower_bound_bits")
     below = bits is not None and need is not None and bits < need
     where = f"{reduction.name} at N = {N}"
@@ -132,6 +135,35 @@ def qsa_witness_check(spec, N: int, fmt, *, lower_width: int, weak_width: int = 
         return Check("witness", "FAILED", f"{wit.detail}: a complete search below the {need} bits INDEX needs "
                      f"found no collision ({where}), which contradicts the bound", wit.data)
     return Check("witness", wit.status, f"{wit.detail} ({where})", wit.data)
+
+
+#: Inputs of Alice's hashed by the cheap first try of check (b) (a seeded sample, one batch).
+QSA_WITNESS_SAMPLE = 256
+
+
+def _sampled_witness(spec, n: int, fmt, *, lower_width: int, weak_width: int, weights: str, seed: int,
+                     problem: str):
+    """A witness among :data:`QSA_WITNESS_SAMPLE` seeded inputs of Alice's (one batch through the model:
+    at the crossover much cheaper than the reachable-states engine's step per position), as a ``found``
+    :class:`Check`; None when none is found there or the weak width is not below the bound (a sample
+    proves nothing by finding nothing: the caller then runs the complete search)."""
+    from commcomp.errors import CommcompError
+
+    from reductions.search.witness import find_witness
+
+    if weights == "random" and weak_width >= lower_width:
+        return None
+    try:
+        out = find_witness(spec.task, spec.weak_arch, n, fmt, width=weak_width if weights == "random" else None,
+                           layers=spec.weak_layers, weights=weights, seed=seed, budget=QSA_WITNESS_SAMPLE,
+                           problem=problem, method="sample")
+    except CommcompError:
+        return None
+    if not out["found"]:
+        return None
+    data = {k: out.get(k) for k in ("method", "complete", "found", "x", "x_prime", "y", "wrong_on", "tried",
+                                    "bits_per_message", "lower_bound_bits", "width", "weights")}
+    return Check("witness", "found", f"m = {out['width']}: wrong on {out['wrong_on']} ({out['method']})", data)
 
 
 def qsa_protocol_check(spec, N: int, fmt, *, seed: int = 0, problem: str = QSA_PROBLEM,
