@@ -147,3 +147,12 @@ def test_claim_shown_at_its_crossover_and_not_without_a_weak_model_below_the_bou
     assert by["protocol"].data["faithful"] == 1.0 and by["protocol"].data["bits"] >= 913
     weak = qsa_claim(SPEC, FMT, samples=4, weak_width=100)  # no model below the bound to exhibit
     assert weak.verdict == "not shown" and {c.name: c.status for c in weak.checks}["witness"] == "not checked"
+
+
+def test_weights_construction_built_at_q_1_and_the_reductions_length():
+    out = verify("qsa", "transformer", 5, FMT, problem="index@q1", weights="construction", exhaustive=True)
+    assert out["instances"] == 5 * 2 ** 5 and out["faithful"] == 1.0 and out["correct"] == 1.0
+    sim = prepare("qsa", "transformer", 5, FMT, problem="index@q1", weights="construction")
+    assert (int(sim.model.q), int(sim.model.length)) == (1, 6)
+    default = prepare("qsa", "transformer", 3, FMT, weights="construction")  # DISJ_q: q = n, N = 2q + 1
+    assert (int(default.model.q), int(default.model.length)) == (3, 7)
