@@ -18,9 +18,9 @@ from .base import ALICE, BOB, PUBLIC, Reduction, owners_from_runs
 from .device_ops import constant_columns, interleave, position_columns, select_constant
 from .tasks.match2 import Match2
 from .tasks.match3 import Match3
-from .tasks.qsa import QSparseAveraging
+from .tasks.qsa import QsaOnePointer, QSparseAveraging
 
-__all__ = ["disjointness_to_qsa", "disjointness_to_match3", "index_to_match2"]
+__all__ = ["disjointness_to_qsa", "index_to_qsa_q1", "disjointness_to_match3", "index_to_match2"]
 
 # -- DISJ_q -> qSA (SHT Thm 4, App. B.3; §8.7) -------------------------------------------------
 _QSA = QSparseAveraging()
@@ -56,6 +56,35 @@ disjointness_to_qsa = Reduction(
     notes="q = n, N = 2n+1. Even slots public (-e0), odd slots Bob (+e0 iff y_i), the output token "
           "2n is Alice's (her pointer set) and its output is read there, by Bob: Alice sends "
           "Q(x_2n) and, since her token's own key and value depend on x, its K and V too (§8.7).",
+)
+
+# -- INDEX -> qSA at q = 1 (SHT Thm 11's INDEX-type argument [R], this layout [D]) ----------------
+_QSA1 = QsaOnePointer()
+_BOB_DATA = 2  # id of +e_1: the data of Bob's own token (never read: nothing points at it)
+
+
+def _encode_qsa_q1(xp, x, y, n):
+    """N = n + 1 tokens at q = 1. Alice's token i holds z_i = +e_0 if x_i = 1, else -e_0, and
+    points at itself (a public pointer); Bob's last token n holds +e_1 and points at his index j.
+    So qSA_n = z_j = +e_0 iff x_j = 1: the first coordinate of the last output is x_j's sign, and a
+    one-way prefix/suffix protocol for qSA is one for INDEX on n bits (n bits needed)."""
+    z = xp.concat([select_constant(xp, x == 1, _PLUS_E0, _MINUS_E0), constant_columns(xp, x, _BOB_DATA)],
+                  axis=1)  # (B, n + 1)
+    pointers = xp.concat([position_columns(xp, x, n), xp.reshape(y, (-1, 1))], axis=1)  # (B, n + 1)
+    return _QSA1.assemble(n + 1, z, pointers)
+
+
+index_to_qsa_q1 = Reduction(
+    name="index@q1->qsa", problem="index", task=_QSA1, split="prefix-suffix",
+    source="SHT-qSA-RNN", section="Thm 11", tag="[S]/[D]",
+    encoder=_encode_qsa_q1,
+    owners_of=lambda n: owners_from_runs((ALICE, n), (BOB, 1)),
+    decoder=lambda outputs, y: outputs[:, 0, 0] > 0, read_positions=lambda n: [n], query_fixed=False,
+    task_size=lambda n: n + 1,
+    notes="qSA at q = 1, N = n + 1 (any N, not the task's 2q + 1): Alice's tokens 0..n-1 hold +-e0 by "
+          "x_i and point at themselves (public), Bob's last token points at his index, read there. SHT Thm "
+          "11 is INDEX-type in the catalogue [R]; this layout is designed here [D]. Being prefix-suffix "
+          "it binds recurrent models (m p >= n = N - 1, above Thm 11's (N - 1)/2).",
 )
 
 # -- DISJ -> Match3 (§8.6) -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from commcomp.errors import UnknownNameError
 
-from .arithmetic import disjointness_to_match3, disjointness_to_qsa, index_to_match2
+from .arithmetic import disjointness_to_match3, disjointness_to_qsa, index_to_match2, index_to_qsa_q1
 from .base import Reduction
 from .composition import (index_to_copy, index_to_function_composition, index_to_function_composition_bits,
                           index_to_function_composition_split,
@@ -51,7 +51,7 @@ _REDUCTION_LIST: tuple[Reduction, ...] = (
     index_to_index_lookup, disjointness_to_multi_index_lookup, index_to_nearest_neighbour,
     index_to_mqar, disjointness_to_mqar, equality_to_string_equality,
     disjointness_to_string_disjointness, equality_to_dyck, disjointness_to_dyck,
-    disjointness_to_qsa, disjointness_to_match3, index_to_match2, disjointness_to_istree,
+    disjointness_to_qsa, index_to_qsa_q1, disjointness_to_match3, index_to_match2, disjointness_to_istree,
     index_to_induction_heads, index_to_induction_heads_prefix, index_to_function_composition,
     index_to_function_composition_split, index_to_function_composition_bits, index_to_copy,
     inner_product_to_mqar, inner_product_to_multi_index_lookup,

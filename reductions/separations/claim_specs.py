@@ -89,7 +89,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec("retrieval-qSA", "retrieval",
               "q-sparse averaging at q = 1: one attention unit of width d' + O(q log N); a recurrent "
               "model needs (N - 1)/2 bits", "SHT-qSA-RNN (Thm 11) vs SHT-qSA-UB-p (Thm 2)",
-              "Omega(N/p) vs O(d' + q log N)", "qsa", "elman", 1, "transformer", 1, "qsa-random-keys", q=1),
+              "Omega(N/p) vs O(d' + q log N)", "qsa", "elman", 1, "transformer", 1, "qsa-random-keys", q=1,
+              problem="index@q1"),
     ClaimSpec("strings-EQ", "strings",
               "String Equality: a recurrent model needs linear size; 2 layers of log width suffice",
               "BHBK-EQ-RNN vs BHBK-EQ-2TF", "Omega(N/p) vs O(log N)",

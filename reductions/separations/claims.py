@@ -269,7 +269,8 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
             continue
         start = time.perf_counter()
         if spec.q is not None:
-            result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed)
+            result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed, weak_width=weak_width,
+                               weights=weights, budget=budget)
         elif spec.claim in AVERAGE_CLAIMS:
             result = AVERAGE_CLAIMS[spec.claim](spec, fmt, seed=seed, heads=heads)
         else:

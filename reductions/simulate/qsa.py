@@ -57,7 +57,7 @@ from .transformer import no_cot, one_layer_theorem, refuse_deep_transformer
 
 A_OWNS = Owner.ALICE
 
-__all__ = ["RowAttentionSplit", "is_row_model", "random_row_model", "row_message_bits"]
+__all__ = ["RowAttentionSplit", "is_row_model", "pointers_per_row", "random_row_model", "row_message_bits"]
 
 
 def is_row_model(model) -> bool:
@@ -83,6 +83,12 @@ def reads_rows(reduction) -> bool:
     return reduction.task_name == "qsa"
 
 
+def pointers_per_row(reduction, n: int) -> int:
+    """q of ``reduction``'s qSA task at size n: the task's own fixed q (``index@q1``: 1, at any N),
+    else its size parameter (the registered task: q = n, N = 2q + 1)."""
+    return int(getattr(reduction.task, "q", reduction.task_size(n)))
+
+
 def random_row_model(reduction, n: int, width: int, heads: int, precision, seed: int):
     """The random-weight unit ``--weights random`` runs for a row-reading task (qsa), or None for
     any other task (those run a token Transformer)."""
@@ -90,7 +96,7 @@ def random_row_model(reduction, n: int, width: int, heads: int, precision, seed:
         return None
     from models.constructions.qsa import QSARandomUnit
 
-    return QSARandomUnit(dim=reduction.answer_classes(n), q=reduction.task_size(n), width=width,
+    return QSARandomUnit(dim=reduction.answer_classes(n), q=pointers_per_row(reduction, n), width=width,
                          heads=heads, precision=precision, seed=seed, length=reduction.length(n))
 
 
@@ -158,7 +164,7 @@ class RowAttentionSplit(Split):
         self.task = reduction.task
         self.owners = reduction.owners(n)
         self.length = N = int(self.owners.size)
-        task_n = reduction.task_size(n)
+        task_n = pointers_per_row(reduction, n)
         if int(model.length) != N or int(getattr(model, "q", task_n)) != task_n:
             raise InvalidParameterError(f"the unit is built for N = {model.length}, q = {getattr(model, 'q', '?')}"
                                         f"; {reduction.name} at n = {n} needs N = {N}, q = {task_n}")

@@ -141,8 +141,11 @@ def _build(arch, reduction, n, precision, width, layers, heads, weights, seed, c
         except ImportError:  # pragma: no cover - the registry is optional
             raise InvalidParameterError("no construction registry (models.constructions) is available; "
                                         "use --weights random or a FILE.npz") from None
-        return build_construction(reduction.task_name, spec.name, n=task_n, precision=precision, width=width,
-                                  layers=layers, heads=heads, n_outputs=classes, vocab_size=vocab, seed=seed)
+        fixed_q = getattr(reduction.task, "q", None)  # qSA at a fixed q and any N (index@q1): built at both
+        at = {} if fixed_q is None else {"length": reduction.length(n)}
+        return build_construction(reduction.task_name, spec.name, n=task_n if fixed_q is None else int(fixed_q),
+                                  precision=precision, width=width, layers=layers, heads=heads, n_outputs=classes,
+                                  vocab_size=vocab, seed=seed, **at)
     path = Path(weights)
     if not path.is_file():
         raise InvalidParameterError(f"--weights must be random, construction or an existing .npz file; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import array_api_compat
 import numpy as np
@@ -14,7 +15,7 @@ from commcomp.errors import InvalidParameterError
 from ..device_ops import constant_table, gather_rows
 from .base import Task, TaskBatch, check_batch, random_subsets
 
-__all__ = ["QSparseAveraging", "data_table"]
+__all__ = ["QSparseAveraging", "QsaOnePointer", "data_table"]
 
 _TABLE_SEED = 4  # fixed: the data table is public
 
@@ -169,3 +170,82 @@ class QSparseAveraging(Task):
         for start in range(0, q, 64):  # blocks of pointers bound the (B, N, 64, d) gather
             total += z[rows, pointers[:, :, start:start + 64]].sum(axis=2)
         return total / q  # (B, N, d)
+
+
+@dataclass(frozen=True)
+class QsaOnePointer(QSparseAveraging):
+    """qSA at q = 1 with N of one's choosing: each token's id carries its whole row.
+
+    SHT's separation from recurrent models (Thm 11) is at fixed q, any N; the registered task ties
+    N = 2q + 1.  Here the size parameter ``n`` is the length N itself and every token points at
+    exactly one position, so a row ``x_i = (z_i; y_i; i)`` is the pair (data id, pointer) and the
+    token id is ``z_id * N + pointer``: a recurrent model, which reads token ids, sees the whole
+    input.  ``features`` hold the same rows in SHT's layout ``(z_i; y_i; i)`` (width d + 2) for
+    the row-reading attention unit; the ground truth is computed from the tokens alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> task = QsaOnePointer(dim=2)
+    >>> b = task.assemble(3, np.array([[0, 3, 2]]), np.array([[2, 0, 1]]))   # the example above, q = 1
+    >>> b.tokens.tolist(), task.ground_truth(b)[0].tolist()
+    ([[2, 9, 7]], [[0.0, 1.0], [1.0, 0.0], [0.0, -1.0]])
+    >>> task.vocabulary(3)[7], task.length(3), task.feature_width(3)
+    ('+e1>1', 3, 4)
+    """
+
+    aliases = ()
+    #: Pointers per token (SHT's q), fixed: the size parameter is the length N.
+    q: ClassVar[int] = 1
+
+    def vocabulary(self, n):
+        N = self.check_n(n)
+        data = tuple(f"{s}e{j}" for j in range(self.dim) for s in "+-") + tuple(
+            f"r{j}" for j in range(self.extra_vectors))  # the data table's names, as in qSA
+        return tuple(f"{z}>{p}" for z in data for p in range(N))
+
+    def vocab_size(self, n):
+        return (2 * self.dim + self.extra_vectors) * self.check_n(n)
+
+    def check_n(self, n) -> int:
+        N = super().check_n(n)
+        if N < 2:
+            raise InvalidParameterError(f"qsa at q = 1 needs N >= 2 tokens, got {N}")
+        return N
+
+    def length(self, n):
+        return self.check_n(n)
+
+    def feature_width(self, n) -> int:
+        return self.dim + 2
+
+    def assemble(self, N, z_ids, pointers) -> TaskBatch:
+        """A batch from data ids ``(B, N)`` and pointers ``(B, N)`` (int64), on their namespace
+        (NumPy or a device's: the encoder of ``index@q1 -> qsa`` runs here)."""
+        N = self.check_n(N)
+        if is_numpy(z_ids) or not is_array(z_ids):
+            z_ids, pointers = np.asarray(z_ids, dtype=np.int64), np.asarray(pointers, dtype=np.int64)
+        xp = namespace_of(z_ids, pointers)
+        B = z_ids.shape[0]
+        if tuple(z_ids.shape) != (B, N) or tuple(pointers.shape) != (B, N):
+            raise InvalidParameterError(f"qsa at q = 1: expected z ids and pointers of shape (B, {N})")
+        position = xp.reshape(xp.arange(N, dtype=xp.float64, device=array_api_compat.device(z_ids)), (1, N, 1))
+        features = xp.concat([gather_rows(xp, constant_table(xp, z_ids, self.table(), xp.float64), z_ids),
+                              xp.reshape(xp.astype(pointers, xp.float64), (B, N, 1)),
+                              xp.broadcast_to(position, (B, N, 1))], axis=2)  # (B, N, d + 2)
+        return self.make_batch(N, z_ids * N + pointers, features)  # tokens (B, N): the whole row
+
+    def sample(self, n, batch, rng) -> TaskBatch:
+        N, batch = self.check_n(n), check_batch(batch)
+        b = self.assemble(N, rng.integers(0, len(self.table()), size=(batch, N)),
+                          rng.integers(0, N, size=(batch, N)))
+        return b.with_answers(self.ground_truth(b))
+
+    def ground_truth(self, batch: TaskBatch) -> np.ndarray:
+        """``(B, N, d)``: row i's answer is z at its pointer, read from the tokens alone."""
+        tokens = np.asarray(batch.on_host().tokens, dtype=np.int64)  # (B, N)
+        N = tokens.shape[1]
+        if np.any((tokens < 0) | (tokens >= self.vocab_size(N))):
+            raise InvalidParameterError(f"qsa at q = 1: token ids must lie in [0, {self.vocab_size(N)})")
+        z, pointer = self.table()[tokens // N], tokens % N  # (B, N, d), (B, N)
+        return z[np.arange(tokens.shape[0])[:, None], pointer]  # (B, N, d)
