@@ -123,8 +123,11 @@ def _is_transformer_split(split) -> bool:
 
 
 def applies(sim) -> bool:
-    """Whether the engine runs this simulation: the exact 1-layer Transformer split."""
-    return _is_transformer_split(sim.split) and bool(sim.split.exact)
+    """Whether the engine runs this simulation: the exact 1-layer Transformer split, or the exact
+    hybrid split (:mod:`.hybrid`: where its recurrent part forgets)."""
+    from .hybrid import is_exact_hybrid
+
+    return (_is_transformer_split(sim.split) and bool(sim.split.exact)) or is_exact_hybrid(sim)
 
 
 def find_attention_collision(model, reduction, n: int, precision, *, method: str = "auto", budget=None,
@@ -208,10 +211,15 @@ def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0, deadl
     if method not in METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if not applies(sim):
-        raise UnsupportedSplitError("the attention zero-sum engine runs the exact 1-layer Transformer split "
-                                    "(a precision set); this is "
+        raise UnsupportedSplitError("the attention zero-sum engine runs the exact 1-layer Transformer or hybrid "
+                                    "split (a precision set); this is "
                                     f"{getattr(sim.split, 'kind', '?')} split" + (
-                                        " without a precision" if _is_transformer_split(sim.split) else ""))
+                                        " without a precision" if sim.split.kind in ("transformer", "hybrid")
+                                        else ""))
+    from .hybrid import hybrid_collision, is_exact_hybrid
+
+    if is_exact_hybrid(sim):
+        return hybrid_collision(sim, method=method, budget=budget, seed=seed, deadline=deadline)
     budget = DEFAULT_SUMS if budget is None else int(budget)
     rng = np.random.default_rng([int(seed), 41])
     searches, candidates, rejected, info, hit = [], 0, 0, {}, None
