@@ -47,7 +47,7 @@ Examples
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -315,7 +315,10 @@ def hybrid_collision(sim, *, method: str = "auto", budget=None, seed: int = 0, d
         infos.append(info)
         if len(inst.bits) < 2:
             continue
-        found = _solve(inst.differences, method, budget, seed, deadline=deadline)
+        found = [replace(f, proved_none=False,  # a pass over the template's 2^J flips proves nothing of x
+                         note=f"template {len(infos) - 1}, its {len(inst.bits)} bits only: " + f.note.replace(
+                             "proved: no two inputs send the same message", "over these flips alone"))
+                 for f in _solve(inst.differences, method, budget, seed, deadline=deadline)]
         searches += found
         for search in found:
             for delta in search.vectors[:MAX_CANDIDATES]:
@@ -341,7 +344,8 @@ def hybrid_collision(sim, *, method: str = "auto", budget=None, seed: int = 0, d
         note = (f"{candidates} exact zero sums found, none turned into a witness ({rejected} contradicted by "
                 "the protocol re-run or the model, the rest not separated by the ys tried); this proves nothing")
     else:
-        note = "; ".join(dict.fromkeys(s.note for s in searches))
+        note = ("; ".join(dict.fromkeys(s.note for s in searches)) + "; these cover only the inputs that differ "
+                "from a template on its bits, so this proves nothing")
     return AttentionCollision(False, False, searches[-1].method if searches else method, None, None, None, False,
                               False, {}, tuple(searches), candidates, rejected, {"templates": infos}, note,
                               time.perf_counter() - start)
