@@ -314,6 +314,8 @@ def hybrid_collision(sim, *, method: str = "auto", budget=None, seed: int = 0, d
         info = inst.to_json()
         infos.append(info)
         if len(inst.bits) < 2:
+            if inst.counts["unforgotten"] >= n - 1:  # the stack forgets no flip at all: other fillings alike
+                break
             continue
         found = [replace(f, proved_none=False,  # a pass over the template's 2^J flips proves nothing of x
                          note=f"template {len(infos) - 1}, its {len(inst.bits)} bits only: " + f.note.replace(
