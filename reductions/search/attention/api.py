@@ -214,8 +214,8 @@ def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0, deadl
         raise UnsupportedSplitError("the attention zero-sum engine runs the exact 1-layer Transformer or hybrid "
                                     "split (a precision set); this is "
                                     f"{getattr(sim.split, 'kind', '?')} split" + (
-                                        " without a precision" if sim.split.kind in ("transformer", "hybrid")
-                                        else ""))
+                                        " without a precision" if getattr(sim.split, "exact", None) is False
+                                        else ""))  # an attention split run in float64
     from .hybrid import hybrid_collision, is_exact_hybrid
 
     if is_exact_hybrid(sim):
