@@ -54,6 +54,7 @@ import numpy as np
 from commcomp.backend import to_numpy
 from commcomp.errors import UnsupportedSplitError
 
+from .outcome import DEFAULT_SUMS, AttentionCollision, _solve
 from .zerosum import ZeroSumSearch
 
 __all__ = ["HybridInstance", "hybrid_instance", "hybrid_collision", "is_exact_hybrid", "MAX_WINDOW"]
@@ -278,8 +279,7 @@ def _exhaustive(sim):
 
 def hybrid_collision(sim, *, method: str = "auto", budget=None, seed: int = 0, deadline=None):
     """Two inputs with the same three messages for one y, re-checked (module docstring); an
-    :class:`~.api.AttentionCollision`."""
-    from .api import DEFAULT_SUMS, AttentionCollision, _solve
+    :class:`~.outcome.AttentionCollision`."""
 
     start = time.perf_counter()
     budget = DEFAULT_SUMS if budget is None else int(budget)
