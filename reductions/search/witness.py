@@ -167,7 +167,7 @@ def find_witness(task, arch=None, n=8, precision="float32", *, width=None, layer
         raise InvalidParameterError(f"method {method} hashes all 2^{n} inputs of Alice, more than the budget "
                                     f"{budget} (or n > 24)")
     runner = "prefix-tree" if (enumerate_all and "prefix-tree" in sim.split.runners) else "plain"
-    two_round = sim.split.rounds == 2
+    two_round = sim.split.rounds >= 2  # a hybrid (3 messages): Alice's sums answer the query of y
     y_cycle = prob.bob_inputs(n) if prob.bob_input_bits(n) <= 16 else None
     # two rounds: every x against every y when they fit in the budget (a complete search), else one y a chunk
     every_y = two_round and enumerate_all and y_cycle is not None and (1 << n) * len(y_cycle) <= budget
@@ -262,7 +262,7 @@ def _zero_sum(sim, method: str, budget, seed: int, fallback, deadline=None):
     from .attention import collision_of
 
     if not _zero_sum_applies(sim):
-        raise InvalidParameterError(f"method {method} runs on the exact 1-layer Transformer split (a precision "
+        raise InvalidParameterError(f"method {method} runs on the exact 1-layer Transformer or hybrid split (a precision "
                                     f"set), not on this {sim.split.kind} split")
     res = collision_of(sim, method="auto" if method == "auto" else method, budget=budget, seed=seed,
                        deadline=deadline)

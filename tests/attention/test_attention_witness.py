@@ -10,7 +10,7 @@ import pytest
 
 from commcomp.errors import MissingDependencyError, UnsupportedSplitError
 from commcomp.problems import all_bit_strings
-from reductions.search.attention import api as attention_api
+from reductions.search.attention import outcome as attention_outcome
 from reductions.search.attention import collision_of, find_attention_collision
 from reductions.search.attention.sorting import combinations, sorting_search
 from reductions.search.attention.terms import transformer_instance
@@ -121,7 +121,7 @@ def test_unconfirmed_candidates_are_never_reported(monkeypatch):
     sim = prepare("string-equality", "transformer", 40, "float32", width=1, layers=1, seed=0)
     fake = np.zeros(40, np.int8)
     fake[[3, 7]] = [1, -1]  # not a solution: the protocol must disagree
-    monkeypatch.setattr(attention_api, "sorting_search",
+    monkeypatch.setattr(attention_outcome, "sorting_search",
                         lambda D, **kw: ZeroSumSearch("sorting", (fake,), False, {"phases": []}, "fake"))
     got = collision_of(sim, method="sorting", seed=0)
     assert not got.found and got.rejected == 1 and not got.complete

@@ -31,7 +31,6 @@ Examples
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,81 +38,17 @@ from commcomp.errors import InvalidParameterError, UnsupportedSplitError
 from commcomp.problems.separate import separating_y
 
 from .lattice import lattice_available, lattice_search
-from .sorting import MAX_SUBSET_SIZE, sorting_search
+from .outcome import DEFAULT_SUMS, AttentionCollision, _solve
 from .terms import bob_query_tokens, queries_of_y, transformer_instance
 
 __all__ = ["AttentionCollision", "find_attention_collision", "collision_of", "METHODS", "DEFAULT_SUMS",
            "applies"]
 
 METHODS = ("auto", "sorting", "lattice")
-DEFAULT_SUMS = 1 << 21     # sums sorted per phase of the sorting solver
-AUTO_SUBSET_SIZE = 2       # auto: the sorting phases up to pairs, then the lattice
 MAX_CANDIDATES = 16        # solutions re-checked on the real protocol before giving up
 FILLINGS = 4               # shared-bit fillings tried per solution for a separating y
 MAX_STACKED_QUERIES = 4    # two rounds: stack every query Bob may send when there are at most this many
 MAX_YS = 4                 # two rounds: Bob's inputs whose queries are searched one at a time
-
-
-@dataclass(frozen=True, eq=False)
-class AttentionCollision:
-    """The outcome of one search (module docstring). ``x, x_prime, y`` are None when nothing was found.
-
-    ``messages_equal`` compares Alice's packed messages from the real protocol run on both inputs
-    (``message`` is their hex); ``outputs_identical`` compares the unsplit model's logits bit for bit.
-    ``searches`` are the solvers' reports (what each tried); ``candidates`` the solutions examined,
-    ``rejected`` those the protocol re-run or the unsplit model contradicted (0 unless a defect).
-    """
-
-    found: bool
-    complete: bool
-    method: str
-    x: np.ndarray | None
-    x_prime: np.ndarray | None
-    y: np.ndarray | None
-    messages_equal: bool
-    outputs_identical: bool
-    confirmation: dict
-    searches: tuple
-    candidates: int
-    rejected: int
-    instance: dict
-    note: str
-    seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def truth_x(self):
-        return self.confirmation.get("truth_x")
-
-    @property
-    def truth_x_prime(self):
-        return self.confirmation.get("truth_x_prime")
-
-    def to_json(self) -> dict:
-        """The ``witness`` fields of DESIGN §4 this search fills, plus its own (``zero_sum``)."""
-        out = {"found": self.found, "complete": self.complete, "method": self.method, "search": "zero-sum",
-               "tried": int(sum(_covered(s) for s in self.searches)), "messages_equal": self.messages_equal,
-               "outputs_identical": self.outputs_identical,
-               "zero_sum": {"instance": self.instance, "candidates": self.candidates, "rejected": self.rejected,
-                            "searches": [s.to_json() for s in self.searches]}}
-        if self.found:
-            out.update(self.confirmation)
-            out["messages_equal"] = self.messages_equal
-        else:
-            out.update({"x": None, "x_prime": None, "y": None, "model_answer_x": None,
-                        "model_answer_x_prime": None, "truth_x": None, "truth_x_prime": None, "wrong_on": None})
-        out["note"] = self.note
-        return out
-
-
-def _covered(search) -> int:
-    """Inputs of Alice whose sums a search compared (sorted sums, or the lattice's kernel vectors)."""
-    t = search.tried
-    if t.get("exhaustive"):
-        return int(t["sums"])
-    if "phases" in t:
-        return int(sum(p["sums"] for p in t["phases"]))
-    return int(sum(a["kernel_vectors"] for a in t.get("attempts", ())))
 
 
 def _is_transformer_split(split) -> bool:
@@ -123,8 +58,11 @@ def _is_transformer_split(split) -> bool:
 
 
 def applies(sim) -> bool:
-    """Whether the engine runs this simulation: the exact 1-layer Transformer split."""
-    return _is_transformer_split(sim.split) and bool(sim.split.exact)
+    """Whether the engine runs this simulation: the exact 1-layer Transformer split, or the exact
+    hybrid split (:mod:`.hybrid`: where its recurrent part forgets)."""
+    from .hybrid import is_exact_hybrid
+
+    return (_is_transformer_split(sim.split) and bool(sim.split.exact)) or is_exact_hybrid(sim)
 
 
 def find_attention_collision(model, reduction, n: int, precision, *, method: str = "auto", budget=None,
@@ -158,18 +96,6 @@ def find_attention_collision(model, reduction, n: int, precision, *, method: str
     sim = prepare(task, arch, n, precision, width=width, layers=1 if obj is None else None, heads=heads,
                   problem=problem, weights=weights, seed=seed, model=obj)
     return collision_of(sim, method=method, budget=budget, seed=seed)
-
-
-def _solve(D, method: str, budget: int, seed: int, include=(), deadline=None) -> list:
-    """The solvers ``method`` asks for, in turn (the lattice only while nothing is found or proved)."""
-    searches = []
-    if method in ("auto", "sorting"):
-        size = AUTO_SUBSET_SIZE if method == "auto" and lattice_available() else MAX_SUBSET_SIZE
-        searches.append(sorting_search(D, budget=budget, max_size=size))
-    if method == "lattice" or (method == "auto" and not searches[-1].found and not searches[-1].proved_none
-                               and lattice_available()):
-        searches.append(lattice_search(D, seed=seed, include=include, deadline=deadline))
-    return searches
 
 
 def _first_witness(sim, searches, rng, y=None):
@@ -208,10 +134,15 @@ def collision_of(sim, *, method: str = "auto", budget=None, seed: int = 0, deadl
     if method not in METHODS:
         raise InvalidParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if not applies(sim):
-        raise UnsupportedSplitError("the attention zero-sum engine runs the exact 1-layer Transformer split "
-                                    "(a precision set); this is "
+        raise UnsupportedSplitError("the attention zero-sum engine runs the exact 1-layer Transformer or hybrid "
+                                    "split (a precision set); this is "
                                     f"{getattr(sim.split, 'kind', '?')} split" + (
-                                        " without a precision" if _is_transformer_split(sim.split) else ""))
+                                        " without a precision" if getattr(sim.split, "exact", None) is False
+                                        else ""))  # an attention split run in float64
+    from .hybrid import hybrid_collision, is_exact_hybrid
+
+    if is_exact_hybrid(sim):
+        return hybrid_collision(sim, method=method, budget=budget, seed=seed, deadline=deadline)
     budget = DEFAULT_SUMS if budget is None else int(budget)
     rng = np.random.default_rng([int(seed), 41])
     searches, candidates, rejected, info, hit = [], 0, 0, {}, None
