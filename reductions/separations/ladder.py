@@ -117,6 +117,17 @@ def _deeper_spec(task: str, arch: str, layers: int, default):
                  and s.layers == layers + 1), None)
 
 
+def _hybrid_spec(task: str, arch: str, default):
+    """A registered hybrid construction for the task when the weak side is a recurrent model and the
+    task's default construction is of another class (Index Lookup: the 1-layer Transformer is the
+    default, the hybrid the strong side of WDL's "one attention layer closes the gap"), else None."""
+    from models.constructions import CONSTRUCTIONS
+
+    if arch in ("transformer", "hybrid") or default is None or default.arch == "hybrid":
+        return None
+    return next((s for s in CONSTRUCTIONS.values() if s.task == task and s.arch == "hybrid"), None)
+
+
 def _grows(task, problem, arch, layers, reduction, bits, heads) -> bool:
     small, large = (lower_bound(task, arch, layers, reduction.length(n), bits, heads, problem)
                     for n in (_size_for(reduction, 64), _size_for(reduction, 4096)))
@@ -162,6 +173,10 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                 if deeper is not None:  # the depth separation beside the default one
                     out.append(Separation(task, reduction.problem, arch, layers, deeper.arch, deeper.layers,
                                           deeper.name))
+                hybrid = _hybrid_spec(task, arch, spec)
+                if hybrid is not None:  # WDL's hybrid beside the default strong side
+                    out.append(Separation(task, reduction.problem, arch, layers, hybrid.arch, hybrid.layers,
+                                          hybrid.name))
                 continue
             upper = None
             for s_arch, s_layers in (("transformer", 1), ("transformer", 2), ("elman", 1)):
