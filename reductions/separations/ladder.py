@@ -11,7 +11,9 @@ reads them off the catalogue and the construction registry (nothing is typed her
   N = 64 to N = 4096;
 * strong side: the task's registered explicit construction (an architecture of the registry),
   kept when its class differs from the weak one; with none, the catalogue's narrowest
-  construction with a width, else the row says there is none.
+  construction with a width, else the row says there is none.  Beside it, a deeper Transformer's
+  weights (Dyck's depth separation) and, under a recurrent weak side, a registered hybrid's
+  (Index Lookup: WDL's one attention layer on an RNN).
 
 :func:`crossover` finds the smallest problem size n at which the weak side's minimum width exceeds
 the strong side's width, by doubling then bisection on the catalogue's formulas and the
@@ -21,7 +23,7 @@ Examples
 --------
 >>> seps = find_separations(["index-lookup"], 16)
 >>> [(s.weak_label, s.strong_label, s.construction) for s in seps]
-[('elman', 'tf1', 'index-lookup-1tf')]
+[('elman', 'tf1', 'index-lookup-1tf'), ('elman', 'hybrid', 'index-lookup-hybrid')]
 >>> curve = WidthCurves(seps[0], 16)
 >>> n = crossover(curve.lower, curve.explicit)
 >>> curve.lower(n) > curve.explicit(n) and curve.lower(n - 1) <= curve.explicit(n - 1)
