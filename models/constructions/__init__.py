@@ -51,7 +51,7 @@ __all__ = ["CONSTRUCTIONS", "Construction", "ConstructionSpec", "CheckResult", "
 
 #: Every construction module, in the order of theorems.md §7.
 MODULES = ("jl", "index_lookup", "string_equality", "nearest_neighbour", "dnf", "dyck_rnn", "dyck_2tf",
-           "index_first_rnn", "qsa", "match2", "induction_heads", "function_composition", "copy")
+           "index_first_rnn", "hybrid_lookup", "qsa", "match2", "induction_heads", "function_composition", "copy")
 
 _SPECS: dict[str, ConstructionSpec] = {}
 _ERRORS: dict[str, str] = {}

@@ -117,9 +117,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
               "dyck", "transformer", 1, "transformer", 2, "dyck-2tf", beside_bound="BHBK-Dyck-1TF"),
     ClaimSpec("wdl-hybrid", "wdl",
               "One attention layer on top of an RNN closes the retrieval gap (Index Lookup)",
-              "WDL-Hybrid vs WDL-AR-RNN", "O(log N) vs Omega(N/p)",
-              "index-lookup", "elman", 1, "hybrid", 1, None,
-              missing="no explicit hybrid weights for retrieval (a statement, WDL-Hybrid [P])"),
+              "WDL-Hybrid vs WDL-AR-RNN", "O(log^2 N / log log N) vs Omega(N/p)",  # commcomp's CRT weights
+              "index-lookup", "elman", 1, "hybrid", 1, "index-lookup-hybrid"),
     ClaimSpec("wdl-cot", "wdl",
               "Chain of thought does not close the gap: an RNN with any CoT still needs Omega(n) bits on "
               "IsTree; a Transformer with a CoT of length O(n) solves it",

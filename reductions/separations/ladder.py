@@ -11,7 +11,9 @@ reads them off the catalogue and the construction registry (nothing is typed her
   N = 64 to N = 4096;
 * strong side: the task's registered explicit construction (an architecture of the registry),
   kept when its class differs from the weak one; with none, the catalogue's narrowest
-  construction with a width, else the row says there is none.
+  construction with a width, else the row says there is none.  Beside it, a deeper Transformer's
+  weights (Dyck's depth separation) and, under a recurrent weak side, a registered hybrid's
+  (Index Lookup: WDL's one attention layer on an RNN).
 
 :func:`crossover` finds the smallest problem size n at which the weak side's minimum width exceeds
 the strong side's width, by doubling then bisection on the catalogue's formulas and the
@@ -21,7 +23,7 @@ Examples
 --------
 >>> seps = find_separations(["index-lookup"], 16)
 >>> [(s.weak_label, s.strong_label, s.construction) for s in seps]
-[('elman', 'tf1', 'index-lookup-1tf')]
+[('elman', 'tf1', 'index-lookup-1tf'), ('elman', 'hybrid', 'index-lookup-hybrid')]
 >>> curve = WidthCurves(seps[0], 16)
 >>> n = crossover(curve.lower, curve.explicit)
 >>> curve.lower(n) > curve.explicit(n) and curve.lower(n - 1) <= curve.explicit(n - 1)
@@ -117,6 +119,17 @@ def _deeper_spec(task: str, arch: str, layers: int, default):
                  and s.layers == layers + 1), None)
 
 
+def _hybrid_spec(task: str, arch: str, default):
+    """A registered hybrid construction for the task when the weak side is a recurrent model and the
+    task's default construction is of another class (Index Lookup: the 1-layer Transformer is the
+    default, the hybrid the strong side of WDL's "one attention layer closes the gap"), else None."""
+    from models.constructions import CONSTRUCTIONS
+
+    if arch in ("transformer", "hybrid") or default is None or default.arch == "hybrid":
+        return None
+    return next((s for s in CONSTRUCTIONS.values() if s.task == task and s.arch == "hybrid"), None)
+
+
 def _grows(task, problem, arch, layers, reduction, bits, heads) -> bool:
     small, large = (lower_bound(task, arch, layers, reduction.length(n), bits, heads, problem)
                     for n in (_size_for(reduction, 64), _size_for(reduction, 4096)))
@@ -162,6 +175,10 @@ def find_separations(tasks=None, precision=16, heads: int = 1, weak=None) -> lis
                 if deeper is not None:  # the depth separation beside the default one
                     out.append(Separation(task, reduction.problem, arch, layers, deeper.arch, deeper.layers,
                                           deeper.name))
+                hybrid = _hybrid_spec(task, arch, spec)
+                if hybrid is not None:  # WDL's hybrid beside the default strong side
+                    out.append(Separation(task, reduction.problem, arch, layers, hybrid.arch, hybrid.layers,
+                                          hybrid.name))
                 continue
             upper = None
             for s_arch, s_layers in (("transformer", 1), ("transformer", 2), ("elman", 1)):

@@ -64,6 +64,16 @@ def _cap(n):
     return sum(max(1, floor(log2(i + 1))) for i in range(n))
 
 
+def _crt_prime_sum(x):
+    """The first primes, by trial division, until their product reaches x: their sum."""
+    total, prod, q = 0, 1, 2
+    while prod < x or total == 0:
+        if all(q % d for d in range(2, q)):
+            total, prod = total + q, prod * q
+        q += 1
+    return total
+
+
 HAND = {
     "BHBK-IL-RNN": lambda N, p, P: N,
     "BHBK-IL-RNN-rand": lambda N, p, P: (1 - H2(P["eps"])) * N,
@@ -121,6 +131,7 @@ HAND = {
     "COMMCOMP-qSA-explicit": lambda N, p, P: P["dprime"] + 2 * P["q"] + 1,
     "COMMCOMP-kDNF-2TF": lambda N, p, P: 3 * max(4, ceil(4 * 3 * log(N + 1))) + 8,   # dnf_k = 3
     "COMMCOMP-C2-beta": lambda N, p, P: log((N - 1) * (1 - P["attn_eps"]) / P["attn_eps"]) / (1 - P["gamma"]),
+    "COMMCOMP-IL-Hybrid": lambda N, p, P: 2 * _crt_prime_sum(N + 1) + P["alphabet"] + 1,
     # issue 23 (commcomp.bounds.newer); _cap is the bits g holds, counted by a loop
     "COMMCOMP-IH-1TF": lambda N, p, P: _n(N) / (p + ceil(log2(N))),
     "COMMCOMP-IH-RNN": lambda N, p, P: _n(N),

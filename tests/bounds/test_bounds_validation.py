@@ -74,7 +74,8 @@ def test_filters():
     assert all(r.kind == "upper" for r in compute_bounds(400, 32, kind="upper"))
     two_layer = compute_bounds(400, 32, task="dyck", arch="transformer", layers=2)
     assert {r.theorem for r in two_layer} == {"BHBK-Dyck-2TF", "COMMCOMP-Dyck-2TF"}
-    assert not compute_bounds(400, 32, task="index-lookup", arch="hybrid")
+    hybrid = compute_bounds(400, 32, task="index-lookup", arch="hybrid")  # the explicit weights' row only
+    assert [(r.theorem, r.kind, r.value) for r in hybrid] == [("COMMCOMP-IL-Hybrid", "upper", 2 * 28 + 2 + 1)]
 
 
 def test_randomized_rows_carry_eps_and_conditions_skip_rows():

@@ -84,6 +84,46 @@ def test_index_lookup_is_shown_at_the_brute_force_crossover(il_dyck):
     assert [c.status for c in il.checks] == ["passed", "found", "passed", "passed"]
 
 
+def test_wdl_hybrid_is_shown_at_the_brute_force_crossover(il_dyck):
+    hyb = il_dyck["wdl-hybrid"]
+    spec = get_construction("index-lookup-hybrid")
+    # the smallest N (data symbols) with ceil(N / 16) > the hybrid's explicit width, by a plain scan
+    first = next(N for N in range(2, 3000) if math.ceil(N / 16) > spec.make(N).width)
+    assert hyb.crossover_N == first == 945 and hyb.checked_N == first
+    assert (hyb.spec.strong_arch, hyb.spec.construction) == ("hybrid", "index-lookup-hybrid")
+    assert [c.name for c in hyb.checks] == ["construction", "witness", "protocol", "widths"]
+    assert [c.status for c in hyb.checks] == ["passed", "found", "passed", "passed"]
+    a, c = hyb.checks[0], hyb.checks[2]
+    assert a.data["width"] == 59 and a.data["correct"] == a.data["checked"] > 16
+    assert c.data.get("faithful", 1.0) == 1.0
+    assert hyb.verdict == "shown" and not hyb.reason
+
+
+def test_wdl_hybrid_check_a_fails_on_knocked_out_weights(monkeypatch):
+    import dataclasses
+
+    import numpy as np
+
+    import models.constructions as registry
+    from reductions.separations.checks import construction_check
+
+    spec = registry.get_construction("index-lookup-hybrid")
+
+    def broken(n, precision=None, *, seed=0, **options):
+        c = spec.builder(n, precision, seed=seed, **options)
+        model = c.model.with_params({"r0.W_h": np.zeros_like(np.asarray(c.model.params["r0.W_h"]))})
+        return dataclasses.replace(c, model=model)
+
+    assert construction_check("index-lookup", "index-lookup-hybrid", 60, "bfloat16", samples=8).status == "passed"
+    registry.get_construction("index-lookup")  # the registry is loaded; replace the entry in its dict
+    monkeypatch.setitem(registry._SPECS, "index-lookup-hybrid", dataclasses.replace(spec, builder=broken))
+    got = construction_check("index-lookup", "index-lookup-hybrid", 60, "bfloat16", samples=8)
+    assert got.status == "FAILED"
+    assert claim_verdict({"construction": got, "witness": Check("witness", "found", "x"),
+                          "protocol": Check("protocol", "passed", "p"), "widths": Check("widths", "passed", "w")}
+                         )[0] == "not shown"
+
+
 def test_dyck_shows_the_papers_bound_beside_commcomps(il_dyck):
     dyck = il_dyck["dyck-RNN"]
     point = dyck.points[0]
