@@ -158,17 +158,19 @@ def _task_adversarial(built, seed: int) -> tuple[int, int]:
     return result.correct, result.admitted
 
 
-#: Adversarial pairs x length² per check (a) at most by default (1100³: every pair of every row up
-#: to 1100 tokens, MQAR's 577 at 1155, Index's 2784 at 5569 tokens cut to 42): attention's work is
-#: quadratic in the length, so this bounds a check's time (about 40 s of one core at bfloat16).
-ADVERSARIAL_BUDGET = 1100 ** 3
+#: Adversarial pairs x length² per check (a) at most by default (256 x 1100²: every pair of the rows
+#: of up to 739 tokens (Equality's 369 pairs), MQAR's 577 at 1155 tokens cut to 232, the hybrid's 945
+#: at 945 to 346, Index's 2784 at 5569 tokens to 16): attention's work is quadratic in the length, so
+#: this bounds a check's time (the default `separations` run within about 15 s on 2 cores; it was
+#: 1100³, 4.6 times as many, before the hybrid's and the 2-layer lines' checks joined the run).
+ADVERSARIAL_BUDGET = 256 * 1100 ** 2
 
 
 def adversarial_budget(length: int) -> int:
     """How many adversarial pairs a check (a) at ``length`` tokens runs by default (at least 16).
 
-    >>> adversarial_budget(1100), adversarial_budget(5569)
-    (1100, 42)
+    >>> adversarial_budget(1100), adversarial_budget(945), adversarial_budget(5569)
+    (256, 346, 16)
     """
     return max(16, ADVERSARIAL_BUDGET // max(1, length) ** 2)
 

@@ -8,8 +8,10 @@ from reductions.separations.checks import adversarial_budget, construction_check
 
 
 def test_budget_keeps_every_pair_up_to_1100_tokens():
-    assert [adversarial_budget(n) for n in (1, 10, 1100)] == [1100 ** 3, 1100 ** 3 // 100, 1100]
-    assert adversarial_budget(5569) == 1100 ** 3 // 5569 ** 2 == 42
+    budget = 256 * 1100 ** 2
+    assert [adversarial_budget(n) for n in (1, 10, 1100)] == [budget, budget // 100, 256]
+    assert adversarial_budget(945) == budget // 945 ** 2 == 346
+    assert adversarial_budget(5569) == 16 > budget // 5569 ** 2  # never fewer than 16
     assert adversarial_budget(10 ** 6) == 16  # never fewer than 16
 
 
@@ -49,4 +51,4 @@ def test_claim_beyond_the_limit_says_how_to_run_it():
     claim = next(c for c in claims if c.spec.claim == "retrieval-MQAR")
     assert claim.verdict == "not shown"
     assert ("the crossover has 1155 tokens > 600: --check-max-length 1155 runs its checks "
-            "(32 random + up to 997 adversarial inputs of 1155 tokens)") in claim.reason
+            f"(32 random + up to {256 * 1100 ** 2 // 1155 ** 2} adversarial inputs of 1155 tokens)") in claim.reason
