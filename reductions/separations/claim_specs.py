@@ -159,6 +159,12 @@ DERIVED: tuple[ClaimSpec, ...] = (
               "H2^-1(1 - bits/N) of all inputs; its exact error, counted over every input, respects it",
               "CC-INDEX-avg, COMMCOMP-AVG-IL-RNN beside BHBK-IL-RNN", "error >= H2^-1(1 - S(m)p/N)",
               "index-lookup", "elman", 1, None, None, None),
+    # issue 23: evaluated by claims_jrt (exact counts of one-pass and read-twice readers, both set orders)
+    ClaimSpec("derived-JRT-order", "derived",
+              "Just read twice: on the same Disjointness instances a one-pass recurrent reader needs "
+              "log2 C(n, |first set|) bits, so the order of the sets matters; reading the context twice "
+              "needs about the smaller set's", "JRT-DISJ-order", "log2 C(n, a) vs log2 C(n, b) (exact counts)",
+              "string-disjointness", "elman", 1, None, None, None),
 )
 
 # the newer results (issue 23): induction heads, function composition, copying

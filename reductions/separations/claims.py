@@ -259,7 +259,10 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
     from reductions.registry import get_task
 
     from .claims_average import AVERAGE_CLAIMS
+    from .claims_jrt import JRT_CLAIMS
     from .claims_qsa import qsa_claim
+
+    own_lines = {**AVERAGE_CLAIMS, **JRT_CLAIMS}  # lines that are not separations evaluate themselves
 
     fmt = parse_precision(precision)
     wanted = None if tasks is None else {get_task(t).name for t in tasks}
@@ -271,8 +274,8 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
         if spec.q is not None:
             result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed, weak_width=weak_width,
                                weights=weights, budget=budget)
-        elif spec.claim in AVERAGE_CLAIMS:
-            result = AVERAGE_CLAIMS[spec.claim](spec, fmt, seed=seed, heads=heads)
+        elif spec.claim in own_lines:
+            result = own_lines[spec.claim](spec, fmt, seed=seed, heads=heads)
         else:
             lad = _ladder_for(spec, ladders)
             if lad is None:
