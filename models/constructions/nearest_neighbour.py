@@ -62,7 +62,7 @@ import numpy as np
 from commcomp.errors import InvalidParameterError
 
 from .base import Construction, ConstructionSpec, check_options, precision_of
-from .jl import beta_for_leak, binary_codes
+from .jl import beta_for_leak, binary_codes, max_abs_overlap
 from .layout import Layout, Weights, build_transformer_model
 
 __all__ = ["make_nearest_neighbour", "make_mqar", "nn_table", "nn_width", "SPECS"]
@@ -70,21 +70,6 @@ __all__ = ["make_nearest_neighbour", "make_mqar", "nn_table", "nn_width", "SPECS
 _TABLE_SEED = 20240609  # the task's public table (reductions/tasks/nearest_neighbour.py)
 
 
-#: Rows of the table's Gram matrix computed at once: (2048, V) float32 (124 MB at V = 15104), so the
-#: table of Nearest Neighbour's crossover (15,105 tokens) is checked without its (V, V) matrix (1.8 GB).
-GRAM_BLOCK_ROWS = 2048
-
-
-def _max_overlap(s: np.ndarray) -> int:
-    """``max |<s_i, s_j>|`` over i != j (0 for one row), by blocks of :data:`GRAM_BLOCK_ROWS` rows;
-    float32 products of +-1 entries are exact integers (|<s_i, s_j>| <= k < 2^24)."""
-    f = s.astype(np.float32)  # (V, k)
-    most = 0
-    for start in range(0, len(f), GRAM_BLOCK_ROWS):
-        block = f[start:start + GRAM_BLOCK_ROWS] @ f.T  # (b, V)
-        block[np.arange(len(block)), start + np.arange(len(block))] = 0  # the diagonal
-        most = max(most, int(np.abs(block).max(initial=0)))
-    return most
 
 
 @lru_cache(maxsize=16)
@@ -94,7 +79,7 @@ def nn_table(size: int, gamma: float = 0.5) -> np.ndarray:
     rng = np.random.default_rng(_TABLE_SEED)
     while True:
         s = np.where(rng.random((size, k)) < 0.5, -1, 1).astype(np.int8)
-        if _max_overlap(s) <= gamma * k:
+        if max_abs_overlap(s) <= gamma * k:
             s.setflags(write=False)
             return s
 

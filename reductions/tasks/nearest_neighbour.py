@@ -10,6 +10,7 @@ import numpy as np
 
 from commcomp.backend import is_array, is_numpy, namespace_of
 from commcomp.errors import InvalidParameterError
+from models.constructions.jl import max_abs_overlap
 
 from ..device_ops import constant_table, gather_rows
 from .base import Task, TaskBatch, balanced_labels, check_batch, random_subsets
@@ -28,21 +29,6 @@ def sign_vector_width(size: int, gamma: float = 0.5) -> int:
     return math.ceil((4 * math.log(max(size, 2)) + 2 * math.log(2)) / gamma ** 2)
 
 
-#: Rows of the table's Gram matrix computed at once: (2048, V) float32 (124 MB at V = 15104), so the
-#: table of Nearest Neighbour's crossover (15,105 tokens) is checked without its (V, V) matrix (1.8 GB).
-GRAM_BLOCK_ROWS = 2048
-
-
-def _max_overlap(s: np.ndarray) -> int:
-    """``max |<s_i, s_j>|`` over i != j (0 for one row), by blocks of :data:`GRAM_BLOCK_ROWS` rows;
-    float32 products of +-1 entries are exact integers (|<s_i, s_j>| <= k < 2^24)."""
-    f = s.astype(np.float32)  # (V, k)
-    most = 0
-    for start in range(0, len(f), GRAM_BLOCK_ROWS):
-        block = f[start:start + GRAM_BLOCK_ROWS] @ f.T  # (b, V)
-        block[np.arange(len(block)), start + np.arange(len(block))] = 0  # the diagonal
-        most = max(most, int(np.abs(block).max(initial=0)))
-    return most
 
 
 @lru_cache(maxsize=16)
@@ -72,7 +58,7 @@ def sign_vector_table(size: int, gamma: float = 0.5) -> np.ndarray:
     rng = np.random.default_rng(_TABLE_SEED)
     while True:
         s = np.where(rng.random((size, k)) < 0.5, -1, 1).astype(np.int8)  # (V, k)
-        if _max_overlap(s) <= gamma * k:
+        if max_abs_overlap(s) <= gamma * k:
             s.setflags(write=False)
             return s
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from models.constructions import get_construction
+from models.constructions import jl
 from models.constructions import nearest_neighbour as nn
 from reductions.tasks import nearest_neighbour as task_nn
 
@@ -26,8 +27,7 @@ def _table_by_full_gram(size, gamma=0.5):
 
 @pytest.mark.parametrize("size,gamma", [(1, 0.5), (2, 0.5), (9, 0.5), (300, 0.5), (40, 0.3)])
 def test_tables_equal_the_full_gram_recipe(size, gamma, monkeypatch):
-    monkeypatch.setattr(nn, "GRAM_BLOCK_ROWS", 7)          # several blocks, one cut mid-table
-    monkeypatch.setattr(task_nn, "GRAM_BLOCK_ROWS", 5)
+    monkeypatch.setattr(jl, "GRAM_BLOCK_ROWS", 7)          # several blocks, one cut mid-table
     nn.nn_table.cache_clear()
     task_nn.sign_vector_table.cache_clear()
     expected = _table_by_full_gram(size, gamma)
@@ -42,12 +42,8 @@ def test_max_overlap_against_the_full_matrix():
     s = np.where(rng.random((23, 11)) < 0.5, -1, 1).astype(np.int8)
     full = s.astype(np.int64) @ s.T.astype(np.int64)
     np.fill_diagonal(full, 0)
-    for block in (1, 4, 23, 64):
-        nn.GRAM_BLOCK_ROWS, old = block, nn.GRAM_BLOCK_ROWS
-        try:
-            assert nn._max_overlap(s) == np.abs(full).max()
-        finally:
-            nn.GRAM_BLOCK_ROWS = old
+    for block in (1, 4, 23, 64, None):
+        assert jl.max_abs_overlap(s, block) == np.abs(full).max()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 63, 64, 65, 511, 512, 2784])
