@@ -219,8 +219,8 @@ SPECS = (
     ConstructionSpec(
         "index-lookup-hybrid", "index-lookup", "hybrid", 1, "COMMCOMP-IL-Hybrid", "[D✓]",
         make_hybrid_index_lookup, "2ΣL_i + |Σ| + 1, L_i = the first primes with ΠL_i >= N",
-        "ReLU Elman rings count t mod L_i (CRT position code), the query overwrites them with p's "
-        "residues; one attention head matches residues and reads the symbol",
+        "ReLU Elman rings count t mod L_i (CRT position code); the query token zeroes them and carries "
+        "p's residues in its own block; one attention head matches residues and reads the symbol",
         exhaustive_max_n=10, inputs=all_index_lookup_inputs, aliases=("il-hybrid", "hybrid-lookup"),
         default=False, width_of=hybrid_lookup_width),
 )
