@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Callable
 
+from commcomp.blas import set_blas_threads
 from commcomp.errors import InvalidParameterError
 from commcomp.precision import parse_precision
 
@@ -245,7 +246,7 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
                   weak_width=weak_width, weights=weights, seed=seed, max_n=max_n,
                   check_max_length=check_max_length, check_all=check_all)
     out = []
-    for lad in _map_in_order(one, seps, default_workers() if workers in (None, 0) else workers):
+    for lad in map_in_order(one, seps, default_workers() if workers in (None, 0) else workers):
         out.append(lad)
         if progress is not None:
             progress(lad.separation.label)
@@ -255,17 +256,20 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
 def default_workers() -> int:
     """Processes for the ladders by default: the cores this process may use, at most 2 (the issue's
     machine; each process holds its own checks' arrays, up to about 0.9 GB)."""
+    return max(1, min(2, _usable_cores()))
+
+
+def _usable_cores() -> int:
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(2, cores))
+        return os.cpu_count() or 1
 
 
-def _map_in_order(fn, items, workers: int):
+def map_in_order(fn, items, workers: int):
     """``fn`` over ``items``, results in order: in this process (one worker, or one item), else in
-    forked worker processes (each separation's ladder is independent and seeded: the same rows
-    either way, ``tests/separations/test_ladder_workers.py``)."""
+    forked worker processes (each separation's ladder, each claim, is independent and seeded: the
+    same rows either way, ``tests/separations/test_ladder_workers.py``)."""
     import multiprocessing
 
     items = list(items)
@@ -274,9 +278,17 @@ def _map_in_order(fn, items, workers: int):
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=min(workers, len(items)),
-                             mp_context=multiprocessing.get_context("fork")) as pool:
+    workers = min(workers, len(items))
+    # Each worker's BLAS gets its share of the cores: with OpenBLAS's default (a thread per core in
+    # every process) the workers' threads wait on each other (commcomp/blas.py gives the numbers).
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_share_blas_threads, initargs=(workers,)) as pool:
         yield from pool.map(fn, items)
+
+
+def _share_blas_threads(workers: int) -> None:
+    """In a ladder worker: OpenBLAS threads = the cores this process may use // ``workers`` (at least 1)."""
+    set_blas_threads(max(1, _usable_cores() // workers))
 
 
 def _one_ladder(sep, *, fmt, heads, sizes, samples, budget, weak_width, weights, seed, max_n, check_max_length,
