@@ -171,6 +171,31 @@ def test_bfloat16_bit_path_equals_generic_on_every_exponent():
     assert same(p.round(x.reshape(2, -1)), expected.reshape(2, -1))   # any shape
 
 
+def test_bfloat16_bit_path_at_chunk_boundaries():
+    """The bit-pattern rounding runs in passes of ``ROUND_CHUNK`` numbers: specials, subnormals,
+    zeros and overflows placed on both sides of every boundary, in a strided (non-contiguous) 3-D
+    view, give the values and the overflow count of the exponent/quantum formula."""
+    from commcomp.precision import ROUND_CHUNK
+
+    p = parse_precision("bfloat16")
+    rng = np.random.default_rng(21)
+    size = 3 * ROUND_CHUNK + 7
+    x = rng.standard_normal(2 * size) * 10.0 ** rng.integers(-40, 40, 2 * size)
+    edges = [math.nan, math.inf, -0.0, 2.0 ** -130, -4e38, 0.0, 3.3961e38, -math.inf, 2.0 ** -127]
+    for k in range(1, 4):  # x[::2] at k * CHUNK - 4 ... k * CHUNK + 4, and at its start
+        x[2 * (k * ROUND_CHUNK - 4):2 * (k * ROUND_CHUNK + 5):2] = edges
+    x[:2 * len(edges):2] = edges
+    view = x[::2][: size - 7].reshape(3, ROUND_CHUNK // 2, 2)   # strided, then reshaped: a copy
+    with np.errstate(all="ignore"):
+        expected = p._round_generic(np, view)
+    expected = np.where(np.isnan(expected), math.nan, expected)
+    p.saturations.reset()
+    got = p.round(view)
+    assert got.shape == view.shape and same(got, expected)
+    assert p.saturations.reset() == int((np.isfinite(view) & np.isinf(expected)).sum()) >= 4
+    assert same(p.round(view[:, :1, :1]), expected[:, :1, :1])   # smaller than one pass
+
+
 @pytest.mark.parametrize("name", ["fixed:8:3", "fixed:16:8", "fixed:12:-2", "fixed:32:16"])
 def test_fixed_to_int_numpy_path_equals_namespace_path(name):
     """The in-place NumPy path of ``to_int`` against the Array API path (run on array-api-strict, the
