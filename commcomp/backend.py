@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
@@ -62,10 +63,18 @@ def is_numpy(x) -> bool:
 
 def namespace_of(*arrays):
     """The Array API namespace of the given arrays (NumPy's compat namespace for non-arrays)."""
+    if all(type(a) is np.ndarray for a in arrays):  # the hot case (a kernel's every step): no lookup
+        return _numpy_namespace()
     arrays = [a for a in arrays if is_array(a)]
     if not arrays:
-        return array_api_compat.array_namespace(np.zeros(0))
+        return _numpy_namespace()
     return array_api_compat.array_namespace(*arrays)
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_namespace():
+    """array-api-compat's NumPy namespace, as ``array_namespace`` gives it for NumPy arrays."""
+    return array_api_compat.array_namespace(np.zeros(0))
 
 
 def resolve_backend(name=None) -> str:
