@@ -132,7 +132,7 @@ def _encode_function_composition(xp, x, y, k):
     weights = np.zeros((k, n), dtype=np.int64)  # (k, n): bit t -> its weight in g(block t)
     weights[np.arange(k), blocks] = 1 << places
     W = constant_table(xp, x, weights, xp.int64)
-    g = xp.sum(xp.reshape(x, (-1, k, 1)) * W, axis=1)  # (B, n) values of g
+    g = xp.matmul(xp.astype(x, xp.int64), W)  # (B, k) @ (k, n) -> (B, n) values of g (no (B, k, n) temporary)
     g_tokens = position_columns(xp, x, n) * n + g
     block_of = constant_table(xp, x, blocks, xp.int64)  # (k,)
     f0 = xp.reshape(n * n + xp.take(block_of, y), (-1, 1))  # entry (0, f(0))
