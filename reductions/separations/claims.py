@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import asdict
+from functools import partial
 from typing import Callable
 
 from commcomp.errors import CommcompError
@@ -248,46 +249,58 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
 
 def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: int = 32, budget: int = 1024,
                     weak_width: int = 1, weights: str = "random", seed: int = 0,
-                    check_max_length: int = DEFAULT_CHECK_MAX_LENGTH) -> tuple[list[ClaimResult], list[ClaimResult]]:
+                    check_max_length: int = DEFAULT_CHECK_MAX_LENGTH,
+                    workers: int | None = 1) -> tuple[list[ClaimResult], list[ClaimResult]]:
     """``(claims, derived)``: every claim of :data:`.claim_specs.CLAIMS` and :data:`.claim_specs.DERIVED`
     (those of ``tasks`` only, when given), read off ``ladders`` (:func:`.rows.separation_ladders` at
-    ``precision``), with checks (a)-(d) and a verdict (module docstring)."""
-    import time
-
+    ``precision``), with checks (a)-(d) and a verdict (module docstring).  ``workers``: processes
+    that evaluate the claims (as :func:`.rows.separation_ladders`'s; each claim is independent given
+    the ladders and seeded, so the results are the same for any number)."""
     from commcomp.precision import parse_precision
 
     from reductions.registry import get_task
+
+    from .rows import map_in_order, default_workers
+
+    fmt = parse_precision(precision)
+    wanted = None if tasks is None else {get_task(t).name for t in tasks}
+    specs = [spec for spec in CLAIMS + DERIVED if wanted is None or spec.task in wanted]
+    one = partial(_evaluate_claim, ladders=ladders, fmt=fmt, heads=heads, samples=samples, budget=budget,
+                  weak_width=weak_width, weights=weights, seed=seed, check_max_length=check_max_length)
+    out: dict[str, list] = {"claims": [], "derived": []}
+    for spec, result in zip(specs, map_in_order(one, specs, default_workers() if workers in (None, 0)
+                                                  else workers)):
+        out[spec.table].append(result)
+    return out["claims"], out["derived"]
+
+
+def _evaluate_claim(spec, *, ladders, fmt, heads, samples, budget, weak_width, weights, seed,
+                    check_max_length) -> ClaimResult:
+    """One claim's line (:func:`evaluate_claims`), its own seconds included."""
+    import time
 
     from .claims_average import AVERAGE_CLAIMS
     from .claims_jrt import JRT_CLAIMS
     from .claims_qsa import qsa_claim
 
     own_lines = {**AVERAGE_CLAIMS, **JRT_CLAIMS}  # lines that are not separations evaluate themselves
-
-    fmt = parse_precision(precision)
-    wanted = None if tasks is None else {get_task(t).name for t in tasks}
-    out: dict[str, list] = {"claims": [], "derived": []}
-    for spec in CLAIMS + DERIVED:
-        if wanted is not None and spec.task not in wanted:
-            continue
-        start = time.perf_counter()
-        if spec.q is not None:
-            result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed, weak_width=weak_width,
-                               weights=weights, budget=budget)
-        elif spec.claim in own_lines:
-            result = own_lines[spec.claim](spec, fmt, seed=seed, heads=heads)
+    start = time.perf_counter()
+    if spec.q is not None:
+        result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed, weak_width=weak_width,
+                           weights=weights, budget=budget)
+    elif spec.claim in own_lines:
+        result = own_lines[spec.claim](spec, fmt, seed=seed, heads=heads)
+    else:
+        lad = _ladder_for(spec, ladders)
+        if lad is None:
+            result = ClaimResult(spec, fmt.name, None, None, verdict="not shown",
+                                 reason=spec.missing or "no ladder for these sides (run without --weak / "
+                                 "--task subsets)")
+        elif spec.construction is None or lad.separation.strong_arch is None:
+            result = _lower_only(spec, lad, fmt, fmt.bits, heads, weak_width=weak_width, weights=weights,
+                                 budget=budget, seed=seed)
         else:
-            lad = _ladder_for(spec, ladders)
-            if lad is None:
-                result = ClaimResult(spec, fmt.name, None, None, verdict="not shown",
-                                     reason=spec.missing or "no ladder for these sides (run without --weak / "
-                                     "--task subsets)")
-            elif spec.construction is None or lad.separation.strong_arch is None:
-                result = _lower_only(spec, lad, fmt, fmt.bits, heads, weak_width=weak_width, weights=weights,
-                                     budget=budget, seed=seed)
-            else:
-                result = _separation_claim(spec, lad, fmt, fmt.bits, heads=heads, samples=samples, budget=budget,
-                                           weak_width=weak_width, weights=weights, seed=seed,
-                                           check_max_length=check_max_length)
-        out[spec.table].append(ClaimResult(**{**result.__dict__, "seconds": time.perf_counter() - start}))
-    return out["claims"], out["derived"]
+            result = _separation_claim(spec, lad, fmt, fmt.bits, heads=heads, samples=samples, budget=budget,
+                                       weak_width=weak_width, weights=weights, seed=seed,
+                                       check_max_length=check_max_length)
+    return ClaimResult(**{**result.__dict__, "seconds": time.perf_counter() - start})

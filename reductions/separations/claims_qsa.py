@@ -60,7 +60,7 @@ def qsa_claim(spec, fmt, *, heads: int = 1, samples: int = 32, seed: int = 0, ma
     weak_bound = get_bound("SHT-qSA-RNN")
 
     def weak(N):  # the bound's state bits as a width (the search evaluates it often: no table rows)
-        return min_width_for_bits(spec.weak_arch, evaluate_bound(weak_bound, N=N, p=bits), bits)
+        return min_width_for_bits(spec.weak_arch, evaluate_bound(weak_bound, N=N, p=bits, exact=True), bits)
 
     def strong(N):
         return int(evaluate_bound(unit, N=N, q=q, dprime=QSA_DIM)) if N >= q + 1 else None

@@ -144,7 +144,8 @@ def run(options: SeparationsOptions) -> str:
         (args.weak or args.arch) and not args.sizes else []
     claims, derived = evaluate_claims(ladders, precision, tasks=args.task, heads=args.heads, samples=args.samples,
                                       budget=args.budget, weak_width=args.weak_width, weights=args.weights,
-                                      seed=args.seed, check_max_length=args.check_max_length)
+                                      seed=args.seed, check_max_length=args.check_max_length,
+                                      workers=args.workers)
     seconds = time.perf_counter() - start
     if args.plot:
         render.plot_ladders(ladders, args.plot, precision)

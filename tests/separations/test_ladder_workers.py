@@ -1,9 +1,12 @@
-"""The ladders built in worker processes are the ladders built in this one (seeded, independent)."""
+"""The ladders and claims built in worker processes are those built in this one (seeded,
+independent), and each worker's BLAS gets its share of the cores."""
 
 import pytest
 
+from commcomp.blas import blas_threads
 from commcomp.errors import InvalidParameterError
-from reductions.separations.rows import default_workers, separation_ladders
+from reductions.separations.claims import evaluate_claims
+from reductions.separations.rows import default_workers, map_in_order, separation_ladders
 
 
 def _without_times(ladders):
@@ -35,3 +38,34 @@ def test_bad_workers_refused(bad):
 
 def test_default_workers_at_most_two():
     assert 1 <= default_workers() <= 2
+
+
+def test_claims_in_two_workers_are_the_claims_in_one():
+    kwargs = dict(tasks=["index-lookup", "string-equality"], precision="bfloat16", samples=8, budget=256,
+                  check_max_length=800)
+    ladders = separation_ladders(**kwargs, workers=1)
+    claims = {w: evaluate_claims(ladders, "bfloat16", tasks=kwargs["tasks"], samples=8, budget=256,
+                                 check_max_length=800, workers=w) for w in (1, 2)}
+
+    def without_times(results):
+        return [{k: v for k, v in c.to_json().items() if k != "seconds"} for part in results for c in part]
+
+    assert without_times(claims[1]) == without_times(claims[2])
+    assert any(c.verdict == "shown" for c in claims[2][0])          # the checks ran in the workers
+
+
+def _threads_here(_):
+    return blas_threads()
+
+
+def test_each_worker_gets_its_share_of_blas_threads():
+    """Two workers on the cores this process may use: one BLAS thread each when there are at most
+    three cores (OpenBLAS's default would start one per core in each), and the parent is untouched."""
+    before = blas_threads()
+    if before is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS")
+    from reductions.separations.rows import _usable_cores
+
+    got = list(map_in_order(_threads_here, range(4), 2))
+    assert got == [max(1, _usable_cores() // 2)] * 4
+    assert blas_threads() == before
