@@ -145,6 +145,17 @@ def make_qsa_random_keys(n: int, precision=None, *, seed: int = 0, **options) ->
                            "SHT-qSA-UB-p", "[D✓]", tuple(range(N)), "vector", dim, eps)
 
 
+def qsa_random_keys_width(n: int) -> int:
+    """The width :func:`make_qsa_random_keys` gives at q = n with default options, without building
+    it (the separations' crossover search asks at many q; building draws and sorts N x m_k keys).
+
+    >>> all(qsa_random_keys_width(q) == make_qsa_random_keys(q).width for q in (1, 2, 5, 40))
+    True
+    """
+    _, N, dim, _ = _setup("qsa-random-keys", n, {}, ())
+    return dim + min(N, math.ceil(8.0 * n * math.log(N)))
+
+
 def moment_margin(N: int, q: int) -> float:
     """The smallest ``prod_{l in y} (t_j - t_l)^2`` over q-sets y and ``j not in y``, with
     ``t_j = -1 + 2j/(N-1)``: for each j the q nearest other points (smallest distances first)."""
@@ -172,7 +183,7 @@ def make_qsa_moment_curve(n: int, precision=None, *, seed: int = 0, **options) -
 SPECS = (
     ConstructionSpec(
         name="qsa-random-keys", task="qsa", arch="transformer", layers=1, source="SHT-qSA-UB-p",
-        tag="[D✓]", builder=make_qsa_random_keys, width_option="key_width",
+        tag="[D✓]", builder=make_qsa_random_keys, width_option="key_width", width_of=qsa_random_keys_width,
         width_formula="d' + m_k, m_k = ceil(8 q ln N) (Q/K width m_k, value width d')",
         description="random keys, least-squares dual certificate as query (C7a)",
         aliases=("c7a", "qsa-1tf")),

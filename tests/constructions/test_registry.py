@@ -58,6 +58,19 @@ def test_every_spec_builds_a_real_model_with_its_declared_shape(name):
     assert c.summary()["width"] == c.width
 
 
+@pytest.mark.parametrize("name", sorted(n for n, spec in CONSTRUCTIONS.items() if spec.width_of is not None))
+def test_width_without_building_is_the_built_width(name):
+    """``width_of`` (the crossover searches' shortcut) against the width of the weights built, at
+    several task sizes of each construction that declares one."""
+    spec = CONSTRUCTIONS[name]
+    for n in (1, 2, 3, 7, 20):
+        try:
+            built = spec.make(n)
+        except InvalidParameterError:
+            continue
+        assert spec.width_of(n) == built.width, n
+
+
 def test_build_construction_is_what_simulate_calls():
     model = build_construction("index-lookup", "transformer", n=8, precision="fixed:8:4", width=4,
                                layers=1, heads=1, n_outputs=2, vocab_size=10)
