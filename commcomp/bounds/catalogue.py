@@ -22,6 +22,7 @@ from commcomp.bounds.average import AVERAGE_BOUNDS
 from commcomp.bounds.bhbk import BHBK_BOUNDS
 from commcomp.bounds.commcomp_derived import COMMCOMP_BOUNDS
 from commcomp.bounds.commcomp_protocols import COMMCOMP_PROTOCOL_BOUNDS
+from commcomp.bounds.exact_round import with_numeric_ceilings
 from commcomp.bounds.newer import NEWER_BOUNDS
 from commcomp.bounds.records import (
     KINDS, PAPERS, Bound, C, H, N, attn_eps, delta, depth, dprime, eps, gamma, k, k_lit, n, p, q, resolve_task,
@@ -246,7 +247,10 @@ def value_of(bound: Bound, subs: dict) -> sp.Expr | None:
     """
     if bound.formula is None or bound.asymptotic:
         return None
-    value = bound.formula.xreplace(_local_values(bound, subs)).doit()
+    formula = _FORMULAS.get(bound.id)
+    if formula is None:
+        formula = _FORMULAS[bound.id] = with_numeric_ceilings(bound.formula)
+    value = formula.xreplace(_local_values(bound, subs)).doit()
     missing = sorted(str(s) for s in value.free_symbols)
     if missing:
         raise InvalidParameterError(f"{bound.id} needs a value for {', '.join(missing)}")
@@ -264,8 +268,10 @@ def failed_conditions(bound: Bound, subs: dict) -> list[str]:
     return failed
 
 
-# The definitions of each bound, sympified once (a bound's id is unique in the catalogue).
+# The definitions and the formula of each bound, sympified once (a bound's id is unique in the
+# catalogue), their ceilings evaluated by NumericCeiling (the same integers, exact_round.py).
 _DEFINITIONS: dict[str, tuple] = {}
+_FORMULAS: dict[str, sp.Expr] = {}
 
 
 def _local_values(bound: Bound, subs: dict) -> dict:
@@ -276,14 +282,28 @@ def _local_values(bound: Bound, subs: dict) -> dict:
     values (``tests/bounds/test_bounds_catalogue_values.py`` compares both over the catalogue),
     about ten times faster, which the separations' crossover searches (a thousand evaluations) need.
     """
+    key = (bound.id, tuple(subs.items()))
+    local = _LOCALS.get(key)
+    if local is not None:  # a row asks twice: its conditions, then its value
+        return local
     definitions = _DEFINITIONS.get(bound.id)
     if definitions is None:
-        definitions = _DEFINITIONS[bound.id] = tuple((symbol, sp.sympify(d)) for symbol, d in bound.definitions)
+        definitions = _DEFINITIONS[bound.id] = tuple((symbol, with_numeric_ceilings(sp.sympify(d)))
+                                                     for symbol, d in bound.definitions)
     local = {symbol: sp.sympify(value) for symbol, value in subs.items()}
     for symbol, definition in definitions:
         if symbol not in subs:  # a user-given value (e.g. k) wins over the definition
             local[symbol] = definition.xreplace(local).doit()
+    if len(_LOCALS) >= _LOCALS_MAX:
+        _LOCALS.clear()
+    _LOCALS[key] = local
     return local
+
+
+# The local values of the last (bound, substitutions) pairs: the same dict for the same pair (read
+# only), so a row's conditions and value evaluate the definitions once.
+_LOCALS: dict[tuple, dict] = {}
+_LOCALS_MAX = 4096
 
 
 def conditions_hold(bound: Bound, subs: dict) -> bool:

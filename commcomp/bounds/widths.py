@@ -32,6 +32,8 @@ import sympy as sp
 from commcomp.architectures import get_architecture, m, recurrent_stack_state_formula, state_numbers_formula
 from commcomp.errors import InvalidParameterError
 
+from .exact_round import NumericCeiling
+
 __all__ = ["capacity", "crossover_length", "hybrid_protocol_bits", "min_width_for_bits", "min_width_for_hybrid",
            "min_width_for_quantity", "sum_bits"]
 
@@ -106,11 +108,11 @@ def min_width_for_quantity(quantity: str, value: object, heads: int = 1) -> int 
         ratio = Fraction(int(exact.p), int(exact.q)) / (1 if quantity == "width" else heads)
         return max(1, -(-ratio.numerator // ratio.denominator) - (quantity == "heads_times_width_plus_1"))
     if quantity == "width":
-        need = sp.ceiling(exact)
+        need = NumericCeiling(exact)
     elif quantity == "heads_times_width":
-        need = sp.ceiling(exact / heads)
+        need = NumericCeiling(exact / heads)
     elif quantity == "heads_times_width_plus_1":
-        need = sp.ceiling(exact / heads) - 1
+        need = NumericCeiling(exact / heads) - 1
     else:
         return None
     return max(1, int(need))
