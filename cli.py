@@ -562,7 +562,8 @@ def add_separations(sub):
                    help=f"check rows of at most this many tokens (default: {DEFAULT_CHECK_MAX_LENGTH})")
     p.add_argument("--check-all", action="store_true", help="check every row (default: the crossover rows)")
     p.add_argument("--workers", type=int, default=0,
-                   help="processes building the ladders (default 0: the usable cores, at most 2; 1: none)")
+                   help="processes building the ladders, then the claims (default 0: the usable cores, at most 2; "
+                        "1: none)")
     p.add_argument("--wide", action="store_true", help="the long table: formulas, theorems, check details")
     p.add_argument("--ladder", action="store_true",
                    help="print the ladders (each separation across its crossover) instead of the claims")

@@ -39,7 +39,7 @@ from dataclasses import asdict
 from functools import partial
 from typing import Callable
 
-from commcomp.errors import CommcompError
+from commcomp.errors import CommcompError, InvalidParameterError
 
 from .checks import Check, adversarial_budget, construction_check, protocol_check, witness_check
 from .claim_results import ClaimPoint, ClaimResult, claim_verdict, widths_check as _widths_check  # noqa: F401
@@ -250,18 +250,21 @@ def _separation_claim(spec, lad, fmt, bits, *, heads, samples, budget, weak_widt
 def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: int = 32, budget: int = 1024,
                     weak_width: int = 1, weights: str = "random", seed: int = 0,
                     check_max_length: int = DEFAULT_CHECK_MAX_LENGTH,
-                    workers: int | None = 1) -> tuple[list[ClaimResult], list[ClaimResult]]:
+                    workers: int | None = None) -> tuple[list[ClaimResult], list[ClaimResult]]:
     """``(claims, derived)``: every claim of :data:`.claim_specs.CLAIMS` and :data:`.claim_specs.DERIVED`
     (those of ``tasks`` only, when given), read off ``ladders`` (:func:`.rows.separation_ladders` at
     ``precision``), with checks (a)-(d) and a verdict (module docstring).  ``workers``: processes
-    that evaluate the claims (as :func:`.rows.separation_ladders`'s; each claim is independent given
-    the ladders and seeded, so the results are the same for any number)."""
+    that evaluate the claims, as :func:`.rows.separation_ladders`'s (None or 0:
+    :func:`.rows.default_workers`; 1: this process only); each claim is independent given the
+    ladders and seeded, so the results are the same for any number."""
     from commcomp.precision import parse_precision
 
     from reductions.registry import get_task
 
     from .rows import map_in_order, default_workers
 
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise InvalidParameterError(f"workers must be an integer >= 0, got {workers!r}")
     fmt = parse_precision(precision)
     wanted = None if tasks is None else {get_task(t).name for t in tasks}
     specs = [spec for spec in CLAIMS + DERIVED if wanted is None or spec.task in wanted]

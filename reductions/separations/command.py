@@ -56,7 +56,7 @@ class SeparationsOptions:
     weights: str = "random"
     check_max_length: int = DEFAULT_CHECK_MAX_LENGTH
     check_all: bool = False
-    workers: int = 0                  # processes for the ladders (0: rows.default_workers())
+    workers: int = 0                  # processes for the ladders and the claims (0: rows.default_workers())
     wide: bool = False
     ladder: bool = False
     plot: str | None = None

@@ -34,6 +34,8 @@ def test_two_workers_give_the_same_rows_in_the_same_order():
 def test_bad_workers_refused(bad):
     with pytest.raises(InvalidParameterError):
         separation_ladders(["index-lookup"], workers=bad)
+    with pytest.raises(InvalidParameterError):
+        evaluate_claims([], "bfloat16", workers=bad)
 
 
 def test_default_workers_at_most_two():
