@@ -39,7 +39,7 @@ from dataclasses import asdict
 from functools import partial
 from typing import Callable
 
-from commcomp.errors import CommcompError, InvalidParameterError
+from commcomp.errors import CommcompError
 
 from .checks import Check, adversarial_budget, construction_check, protocol_check, witness_check
 from .claim_results import ClaimPoint, ClaimResult, claim_verdict, widths_check as _widths_check  # noqa: F401
@@ -150,13 +150,27 @@ def _protocol_applies(check: Check, spec: ClaimSpec) -> Check:
 
 
 def _ladder_for(spec: ClaimSpec, ladders):
-    exact = next((lad for lad in ladders if _same_sides(spec, lad.separation)), None)
+    at = separation_for(spec, [lad.separation for lad in ladders])
+    return None if at is None else ladders[at]
+
+
+def separation_for(spec: ClaimSpec, separations) -> int | None:
+    """The index of the separation whose ladder ``spec``'s line reads, or None: the one with the
+    claim's sides, else (a claim with no strong side to run) the first with its weak side."""
+    exact = next((i for i, sep in enumerate(separations) if _same_sides(spec, sep)), None)
     if exact is not None or spec.construction is not None:
         return exact
-    # a claim with no strong side to run: the weak side's bound from any ladder of that weak side
-    return next((lad for lad in ladders if (lad.separation.task, lad.separation.weak_arch,
-                                            lad.separation.weak_layers)
+    return next((i for i, sep in enumerate(separations) if (sep.task, sep.weak_arch, sep.weak_layers)
                  == (spec.task, spec.weak_arch, spec.weak_layers)), None)
+
+
+def reads_a_ladder(spec: ClaimSpec) -> bool:
+    """Whether ``spec``'s line is read off a separation's ladder (qSA's and the average-case and
+    read-twice lines build their own)."""
+    from .claims_average import AVERAGE_CLAIMS
+    from .claims_jrt import JRT_CLAIMS
+
+    return spec.q is None and spec.claim not in AVERAGE_CLAIMS and spec.claim not in JRT_CLAIMS
 
 
 def _lower_only(spec, lad, fmt, bits, heads, **witness_options) -> ClaimResult:
@@ -257,22 +271,34 @@ def evaluate_claims(ladders, precision, *, tasks=None, heads: int = 1, samples: 
     that evaluate the claims, as :func:`.rows.separation_ladders`'s (None or 0:
     :func:`.rows.default_workers`; 1: this process only); each claim is independent given the
     ladders and seeded, so the results are the same for any number."""
+    from .rows import map_in_order, resolve_workers
+
+    workers = resolve_workers(workers)
+    specs, one = claim_jobs(precision, tasks=tasks, heads=heads, samples=samples, budget=budget,
+                            weak_width=weak_width, weights=weights, seed=seed, check_max_length=check_max_length)
+    return split_claims(specs, map_in_order(partial(one, ladders=ladders), specs, workers))
+
+
+def claim_jobs(precision, *, tasks=None, heads: int = 1, samples: int = 32, budget: int = 1024,
+               weak_width: int = 1, weights: str = "random", seed: int = 0,
+               check_max_length: int = DEFAULT_CHECK_MAX_LENGTH) -> tuple[list[ClaimSpec], Callable]:
+    """``(specs, one)``: the claims of ``tasks`` (all by default), and ``one(spec, ladders=...)`` that
+    evaluates one of them (:func:`evaluate_claims`, :func:`.pipeline.ladders_and_claims`)."""
     from commcomp.precision import parse_precision
 
     from reductions.registry import get_task
 
-    from .rows import map_in_order, default_workers
-
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-        raise InvalidParameterError(f"workers must be an integer >= 0, got {workers!r}")
     fmt = parse_precision(precision)
     wanted = None if tasks is None else {get_task(t).name for t in tasks}
     specs = [spec for spec in CLAIMS + DERIVED if wanted is None or spec.task in wanted]
-    one = partial(_evaluate_claim, ladders=ladders, fmt=fmt, heads=heads, samples=samples, budget=budget,
-                  weak_width=weak_width, weights=weights, seed=seed, check_max_length=check_max_length)
+    return specs, partial(_evaluate_claim, fmt=fmt, heads=heads, samples=samples, budget=budget,
+                          weak_width=weak_width, weights=weights, seed=seed, check_max_length=check_max_length)
+
+
+def split_claims(specs, results) -> tuple[list[ClaimResult], list[ClaimResult]]:
+    """``(claims, derived)``: the results of ``specs``, in order, by the table each belongs to."""
     out: dict[str, list] = {"claims": [], "derived": []}
-    for spec, result in zip(specs, map_in_order(one, specs, default_workers() if workers in (None, 0)
-                                                  else workers)):
+    for spec, result in zip(specs, results):
         out[spec.table].append(result)
     return out["claims"], out["derived"]
 

@@ -24,8 +24,8 @@ from commcomp.jsonable import jsonable
 from commcomp.tables import text_table
 
 from . import claims_view, render
-from .claims import evaluate_claims
-from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION, separation_ladders
+from .pipeline import ladders_and_claims
+from .rows import DEFAULT_CHECK_MAX_LENGTH, DEFAULT_PRECISION
 from .special import special_rows
 
 __all__ = ["SeparationsOptions", "run", "FORMATS"]
@@ -134,18 +134,13 @@ def run(options: SeparationsOptions) -> str:
         return _grid(args)
     precision = DEFAULT_PRECISION if args.precision is None else args.precision
     start = time.perf_counter()
-    ladders = separation_ladders(args.task, precision, heads=args.heads, sizes=args.sizes,
-                                 weak=args.weak or args.arch,
-                                 samples=args.samples, budget=args.budget, weak_width=args.weak_width,
-                                 weights=args.weights, seed=args.seed, max_n=args.max_n,
-                                 check_max_length=args.check_max_length, check_all=args.check_all,
-                                 workers=args.workers)
+    ladders, claims, derived = ladders_and_claims(
+        args.task, precision, heads=args.heads, sizes=args.sizes, weak=args.weak or args.arch,
+        samples=args.samples, budget=args.budget, weak_width=args.weak_width, weights=args.weights,
+        seed=args.seed, max_n=args.max_n, check_max_length=args.check_max_length, check_all=args.check_all,
+        workers=args.workers)
     specials = special_rows(precision, seed=args.seed, samples=args.samples) if not args.task and not \
         (args.weak or args.arch) and not args.sizes else []
-    claims, derived = evaluate_claims(ladders, precision, tasks=args.task, heads=args.heads, samples=args.samples,
-                                      budget=args.budget, weak_width=args.weak_width, weights=args.weights,
-                                      seed=args.seed, check_max_length=args.check_max_length,
-                                      workers=args.workers)
     seconds = time.perf_counter() - start
     if args.plot:
         render.plot_ladders(ladders, args.plot, precision)

@@ -236,21 +236,44 @@ def separation_ladders(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 
         Processes that build the ladders (one separation each at a time; None or 0:
         :func:`default_workers`; 1: this process only).  The rows are the same for any number.
     """
-    fmt = parse_precision(precision)
-    if min(heads, samples, budget, weak_width, max_n, check_max_length) < 1:
-        raise InvalidParameterError("heads, samples, budget, weak width, max n and check length must be >= 1")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-        raise InvalidParameterError(f"workers must be an integer >= 0, got {workers!r}")
-    seps = find_separations(tasks, fmt.bits, heads, weak)
-    one = partial(_one_ladder, fmt=fmt, heads=heads, sizes=sizes, samples=samples, budget=budget,
-                  weak_width=weak_width, weights=weights, seed=seed, max_n=max_n,
-                  check_max_length=check_max_length, check_all=check_all)
+    workers = resolve_workers(workers)
+    seps, one = ladder_jobs(tasks, precision, heads=heads, sizes=sizes, weak=weak, samples=samples,
+                            budget=budget, weak_width=weak_width, weights=weights, seed=seed, max_n=max_n,
+                            check_max_length=check_max_length, check_all=check_all)
     out = []
-    for lad in map_in_order(one, seps, default_workers() if workers in (None, 0) else workers):
+    for lad in map_in_order(one, seps, workers):
         out.append(lad)
         if progress is not None:
             progress(lad.separation.label)
     return out
+
+
+def ladder_jobs(tasks=None, precision=DEFAULT_PRECISION, *, heads: int = 1, sizes=None, weak=None,
+                samples: int = 32, budget: int = 1024, weak_width: int = 1, weights: str = "random",
+                seed: int = 0, max_n: int = 1 << 16, check_max_length: int = DEFAULT_CHECK_MAX_LENGTH,
+                check_all: bool = False) -> tuple[list[Separation], Callable]:
+    """``(separations, one)``: the separations :func:`separation_ladders` ladders (its parameters,
+    checked) and ``one(separation)`` that builds one ladder (in any process: it is seeded)."""
+    fmt = parse_precision(precision)
+    if min(heads, samples, budget, weak_width, max_n, check_max_length) < 1:
+        raise InvalidParameterError("heads, samples, budget, weak width, max n and check length must be >= 1")
+    seps = find_separations(tasks, fmt.bits, heads, weak)
+    return seps, partial(_one_ladder, fmt=fmt, heads=heads, sizes=sizes, samples=samples, budget=budget,
+                         weak_width=weak_width, weights=weights, seed=seed, max_n=max_n,
+                         check_max_length=check_max_length, check_all=check_all)
+
+
+def resolve_workers(workers: int | None) -> int:
+    """Processes to use for ``workers`` (None or 0: :func:`default_workers`).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``workers`` is not an integer >= 0.
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise InvalidParameterError(f"workers must be an integer >= 0, got {workers!r}")
+    return default_workers() if workers in (None, 0) else workers
 
 
 def default_workers() -> int:
@@ -266,23 +289,33 @@ def _usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def can_fork() -> bool:
+    """Whether worker processes can be forked here (they inherit the imports and the caches)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def worker_pool(workers: int):
+    """A pool of ``workers`` forked processes, each with its share of the BLAS threads."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Each worker's BLAS gets its share of the cores: with OpenBLAS's default (a thread per core in
+    # every process) the workers' threads wait on each other (commcomp/blas.py gives the numbers).
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_share_blas_threads, initargs=(workers,))
+
+
 def map_in_order(fn, items, workers: int):
     """``fn`` over ``items``, results in order: in this process (one worker, or one item), else in
     forked worker processes (each separation's ladder, each claim, is independent and seeded: the
     same rows either way, ``tests/separations/test_ladder_workers.py``)."""
-    import multiprocessing
-
     items = list(items)
-    if workers <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or len(items) <= 1 or not can_fork():
         yield from map(fn, items)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    workers = min(workers, len(items))
-    # Each worker's BLAS gets its share of the cores: with OpenBLAS's default (a thread per core in
-    # every process) the workers' threads wait on each other (commcomp/blas.py gives the numbers).
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_share_blas_threads, initargs=(workers,)) as pool:
+    with worker_pool(min(workers, len(items))) as pool:
         yield from pool.map(fn, items)
 
 

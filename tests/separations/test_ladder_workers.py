@@ -6,6 +6,7 @@ import pytest
 from commcomp.blas import blas_threads
 from commcomp.errors import InvalidParameterError
 from reductions.separations.claims import evaluate_claims
+from reductions.separations.pipeline import ladders_and_claims
 from reductions.separations.rows import default_workers, map_in_order, separation_ladders
 
 
@@ -71,3 +72,25 @@ def test_each_worker_gets_its_share_of_blas_threads():
     got = list(map_in_order(_threads_here, range(4), 2))
     assert got == [max(1, _usable_cores() // 2)] * 4
     assert blas_threads() == before
+
+
+def test_pipeline_gives_the_ladders_then_claims_of_the_two_steps():
+    """Ladders and claims in one pool, each claim as soon as its ladder is built: the same ladders,
+    lines and progress order as separation_ladders then evaluate_claims in this process, with the
+    claim that reads no ladder (qSA) and one whose ladder has no strong side (Match3) among them."""
+    tasks = ["index-lookup", "qsa", "match3"]
+    kwargs = dict(samples=8, budget=256, check_max_length=800)
+    ladders = separation_ladders(tasks, "bfloat16", workers=1, **kwargs)
+    claims = evaluate_claims(ladders, "bfloat16", tasks=tasks, workers=1, **kwargs)
+    labels = []
+    got = ladders_and_claims(tasks, "bfloat16", workers=2, progress=labels.append, **kwargs)
+    assert _without_times(got[0]) == _without_times(ladders)
+    assert labels == [lad.separation.label for lad in ladders]
+
+    def without_times(results):
+        return [{k: v for k, v in c.to_json().items() if k != "seconds"} for part in results for c in part]
+
+    assert without_times(got[1:]) == without_times(claims)
+    verdicts = {c.spec.claim: c.verdict for part in got[1:] for c in part}
+    assert verdicts["retrieval-qSA"] == "shown" and verdicts["retrieval-IL"] == "shown"
+    assert verdicts["derived-Match3-RNN"] == "not shown" and len(verdicts) >= 5
