@@ -62,13 +62,13 @@ def main(argv=None) -> int:
     ap.add_argument("--precision", default="bfloat16")
     ap.add_argument("--check-max-length", type=int, default=None)
     ap.add_argument("--workers", type=int, default=1,
-                    help="ladder processes (default 1: the per-ladder times are this process's own)")
+                    help="processes for the ladders and claims (default 1: the per-ladder times are this "
+                         "process's own)")
     ap.add_argument("--out", help="write the numbers as JSON")
     args = ap.parse_args(argv)
 
     start = _clock()
-    from reductions.separations import separation_ladders
-    from reductions.separations.claims import evaluate_claims
+    from reductions.separations.pipeline import ladders_and_claims
     from reductions.separations.rows import DEFAULT_CHECK_MAX_LENGTH
     from reductions.separations.special import special_rows
     imported = _since(start)
@@ -85,13 +85,12 @@ def main(argv=None) -> int:
         marks.append((label, _since(last[0])))
         last[0] = _clock()
 
-    run = _clock()
-    ladders = separation_ladders(None, args.precision, progress=progress, check_max_length=limit,
-                                 workers=args.workers)
+    run = _clock()  # the default run's schedule (one worker: the ladders, then the claims, here)
+    ladders, claims, derived = ladders_and_claims(None, args.precision, progress=progress, check_max_length=limit,
+                                                  workers=args.workers)
     t = _clock()
-    specials = special_rows(args.precision)
+    special_rows(args.precision)
     special = _since(t)
-    claims, derived = evaluate_claims(ladders, args.precision, check_max_length=limit, workers=args.workers)
     total = _since(run)
     threads.__exit__(None, None, None)
 
