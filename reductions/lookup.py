@@ -84,11 +84,16 @@ def _encode_multi_index_lookup(xp, x, y, n):
     return xp.concat([index, data, index], axis=1)  # (B, 4n)
 
 
+def _mil_alice_symbols_owners(n):
+    """Multi-Index Lookup with Alice's n symbols between the public indices (the DISJ and IP2 layouts)."""
+    return owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n))
+
+
 disjointness_to_multi_index_lookup = Reduction(
     name="disjointness->multi-index-lookup", problem="disjointness", task=_MIL,
     split="prefix-suffix", source="BHBK-MIL-RNN", section="§8.8", tag="[A]",
     encoder=_encode_multi_index_lookup,
-    owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
+    owners_of=_mil_alice_symbols_owners,
     decoder=_disjoint_from_lookups, query_fixed=True,
     notes="indices 0..n-1 (public, both ends); a := x in s_0..s_{n-1} (Alice), s_n..s_{2n-1} = 0 "
           "(public). No Bob positions: Bob reads all n outputs and decodes with his y.",
@@ -99,7 +104,7 @@ inner_product_to_multi_index_lookup = Reduction(
     name="inner-product->multi-index-lookup", problem="inner-product", task=_MIL,
     split="prefix-suffix", source="COMMCOMP-AVG-IP-MIL-RNN", section="§4.1", tag="[D]",
     encoder=_encode_multi_index_lookup,
-    owners_of=lambda n: owners_from_runs((PUBLIC, n), (ALICE, n), (PUBLIC, n), (PUBLIC, n)),
+    owners_of=_mil_alice_symbols_owners,
     decoder=_parity_of_selected, query_fixed=True,
     notes="the DISJ layout: indices 0..n-1 public at both ends, s_j := x_j (Alice), s_n..s_{2n-1} = 0 "
           "public; Bob reads the k = n outputs s_0..s_{n-1} and answers the parity of those with "

@@ -167,10 +167,15 @@ def separation_for(spec: ClaimSpec, separations) -> int | None:
 def reads_a_ladder(spec: ClaimSpec) -> bool:
     """Whether ``spec``'s line is read off a separation's ladder (qSA's and the average-case and
     read-twice lines build their own)."""
+    return spec.q is None and spec.claim not in _own_lines()
+
+
+def _own_lines() -> dict:
+    """The lines that are not separations and evaluate themselves: claim id -> evaluator."""
     from .claims_average import AVERAGE_CLAIMS
     from .claims_jrt import JRT_CLAIMS
 
-    return spec.q is None and spec.claim not in AVERAGE_CLAIMS and spec.claim not in JRT_CLAIMS
+    return {**AVERAGE_CLAIMS, **JRT_CLAIMS}
 
 
 def _lower_only(spec, lad, fmt, bits, heads, **witness_options) -> ClaimResult:
@@ -308,17 +313,14 @@ def _evaluate_claim(spec, *, ladders, fmt, heads, samples, budget, weak_width, w
     """One claim's line (:func:`evaluate_claims`), its own seconds included."""
     import time
 
-    from .claims_average import AVERAGE_CLAIMS
-    from .claims_jrt import JRT_CLAIMS
     from .claims_qsa import qsa_claim
 
-    own_lines = {**AVERAGE_CLAIMS, **JRT_CLAIMS}  # lines that are not separations evaluate themselves
     start = time.perf_counter()
     if spec.q is not None:
         result = qsa_claim(spec, fmt, heads=heads, samples=samples, seed=seed, weak_width=weak_width,
                            weights=weights, budget=budget)
-    elif spec.claim in own_lines:
-        result = own_lines[spec.claim](spec, fmt, seed=seed, heads=heads)
+    elif not reads_a_ladder(spec):
+        result = _own_lines()[spec.claim](spec, fmt, seed=seed, heads=heads)
     else:
         lad = _ladder_for(spec, ladders)
         if lad is None:
